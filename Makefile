@@ -1,0 +1,84 @@
+# pg_cachectl — PGXS build of the C shim (src/pg) and the C++ core (src/core).
+#
+#   make demo       install dependencies, build, start a throwaway cluster, walk through
+#   make test       install dependencies, build, install, unit + regression + scenario tests
+#   make unittest   the core's Catch2 tests, no server needed
+
+EXTENSION = pg_cachectl
+MODULE_big = pg_cachectl
+DATA = sql/pg_cachectl--1.0.sql
+PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache"
+
+SHIM_OBJS = \
+	src/pg/pg_cachectl.o \
+	src/pg/core_errors.o \
+	src/pg/relation_set.o \
+	src/pg/os_residency.o
+
+CORE_OBJS = \
+	src/core/bridge.o \
+	src/core/core_errors.o \
+	src/core/engine_choice.o \
+	src/core/os_page_cache.o \
+	src/core/posix_handles.o \
+	src/core/residency_report.o \
+	src/core/segment_math.o
+
+OBJS = $(SHIM_OBJS) $(CORE_OBJS)
+
+# pg_regress suites (sql/NAME.sql, expected/NAME.out), run by test/run_regress.sh.
+REGRESS = \
+	install \
+	os_residency \
+	relation_kinds \
+	relation_sets \
+	bad_inputs \
+	privileges
+
+PG_CPPFLAGS = -I$(srcdir)/include
+PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
+SHLIB_LINK = -lstdc++ -Wl,--version-script=$(srcdir)/src/pg/exports.map
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+
+# Link with the C++ driver, so libstdc++ is really a dependency of the
+# module (Debian's server happens to load it through ICU, which would hide
+# a missing link).
+override COMPILER = $(CXX) $(CXXFLAGS)
+
+# No LLVM bitcode: it only serves JIT inlining of functions called inside
+# expressions, and these are set-returning I/O functions; clang would also
+# need the core's -std=c++20, which PGXS's bitcode rule does not pass.
+override with_llvm = no
+
+include $(PGXS)
+
+# The core is compiled without the server's include path (no $(CPPFLAGS)),
+# so an #include "postgres.h" there cannot build: the core stays server-free.
+CORE_INCLUDES = -I$(srcdir)/include
+src/core/%.o: src/core/%.cpp
+	$(CXX) $(CXXFLAGS) $(CFLAGS_SL) $(CORE_INCLUDES) -c -o $@ $<
+
+# ---- unit tests of the core (Catch2, no server) ----
+UNIT_TEST_SOURCES = $(wildcard test/unit/*.cpp)
+UNIT_TEST_BINARY = test/unit/unit_tests
+
+$(UNIT_TEST_BINARY): $(UNIT_TEST_SOURCES) $(wildcard test/unit/*.hpp) $(CORE_OBJS)
+	$(CXX) $(CXXFLAGS) $(CORE_INCLUDES) -o $@ $(UNIT_TEST_SOURCES) $(CORE_OBJS)
+
+.PHONY: unittest demo test
+unittest: $(UNIT_TEST_BINARY)
+	cd test/unit && ./unit_tests
+
+demo:
+	bash scripts/demo.sh
+
+test:
+	bash test/run_all.sh
+
+EXTRA_CLEAN = $(UNIT_TEST_BINARY) results regression.diffs regression.out tmp_check test/tmp_check
+
+# PGXS tracks no header dependencies by default.
+$(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)
+$(shlib): src/pg/exports.map

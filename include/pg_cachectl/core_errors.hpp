@@ -1,0 +1,33 @@
+// core_errors.hpp — the exceptions the core throws; the bridge turns each
+// into a cachectl_status (see bridge.cpp), never letting one escape.
+#pragma once
+#include "pg_cachectl/server_free.hpp"
+
+#include <stdexcept>
+#include <string>
+
+namespace pg_cachectl {
+
+// A system call failed: keeps errno so the shim can pick the SQLSTATE.
+class SystemError : public std::runtime_error {
+  public:
+    SystemError(int error_number, const std::string &what_failed);
+    int error_number() const { return error_number_; }
+
+  private:
+    int error_number_;
+};
+
+// The caller forced something this system cannot do (e.g. cachestat on 6.1).
+class NotSupported : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
+// The caller passed an impossible argument.
+class InvalidArgument : public std::invalid_argument {
+  public:
+    using std::invalid_argument::invalid_argument;
+};
+
+} // namespace pg_cachectl

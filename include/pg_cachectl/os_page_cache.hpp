@@ -1,0 +1,46 @@
+// os_page_cache.hpp — measuring how much of a file sits in the kernel page
+// cache: cachestat(2) when the kernel has it and it can be trusted, mincore(2)
+// over bounded mmap windows otherwise.
+#pragma once
+#include "pg_cachectl/server_free.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace pg_cachectl {
+
+// Page counts of a byte range.  Only cachestat knows the last four.
+struct CacheCounts {
+    std::int64_t cached = 0;
+    std::int64_t dirty = 0;
+    std::int64_t writeback = 0;
+    std::int64_t evicted = 0;
+    std::int64_t recently_evicted = 0;
+
+    CacheCounts &operator+=(const CacheCounts &other);
+};
+
+enum class CachestatSupport { available, missing, filtered };
+
+// Calls cachestat(2) on [offset, offset + length) of fd.  Returns nothing
+// when the call failed with ENOSYS or EPERM (the caller decides what that
+// means); throws SystemError for any other failure.
+std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int64_t length, int *failure_errno);
+
+// What cachestat can do here, probed on a file the caller owns: ENOSYS means
+// the kernel lacks it, EPERM on one's own file means a seccomp filter.
+CachestatSupport probe_cachestat_on(int fd);
+
+// The process-wide probe result, once remembered (see bridge.h).
+std::optional<CachestatSupport> remembered_cachestat_support();
+void remember_cachestat_support(CachestatSupport support);
+
+// True when fd lives on a filesystem where cachestat reports 0 cached pages
+// although pages are cached (overlayfs).
+bool cachestat_unreliable_on(int fd);
+
+// Counts resident pages of [offset, offset + length) with mmap + mincore.
+// length may be 0.  offset must be page aligned.
+std::int64_t mincore_resident_pages(int fd, std::int64_t offset, std::int64_t length);
+
+} // namespace pg_cachectl

@@ -1,0 +1,187 @@
+// bridge.cpp — the noexcept C functions of bridge.h.  Each runs its body in
+// run_captured(), which turns every exception into a status and a message.
+#include "pg_cachectl/bridge.h"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/posix_handles.hpp"
+#include "pg_cachectl/residency_report.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <new>
+
+// The opaque handle of bridge.h is the C++ report itself.
+struct cachectl_residency_report {
+    explicit cachectl_residency_report(pg_cachectl::EngineChoice choice) : report(choice) {}
+    pg_cachectl::ResidencyReport report;
+};
+
+namespace {
+
+void set_error(cachectl_error *error, cachectl_status status, int saved_errno, const char *message) {
+    if (error == nullptr)
+        return;
+    error->status = status;
+    error->saved_errno = saved_errno;
+    std::snprintf(error->message, sizeof error->message, "%s", message);
+}
+
+template <typename Body> cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
+    try {
+        return body();
+    } catch (const pg_cachectl::SystemError &e) {
+        set_error(error, CACHECTL_FILE_ERROR, e.error_number(), e.what());
+        return CACHECTL_FILE_ERROR;
+    } catch (const pg_cachectl::NotSupported &e) {
+        set_error(error, CACHECTL_NOT_SUPPORTED, 0, e.what());
+        return CACHECTL_NOT_SUPPORTED;
+    } catch (const pg_cachectl::InvalidArgument &e) {
+        set_error(error, CACHECTL_INVALID_ARGUMENT, 0, e.what());
+        return CACHECTL_INVALID_ARGUMENT;
+    } catch (const std::bad_alloc &) {
+        set_error(error, CACHECTL_OUT_OF_MEMORY, 0, "out of memory");
+        return CACHECTL_OUT_OF_MEMORY;
+    } catch (const std::exception &e) {
+        set_error(error, CACHECTL_INTERNAL_ERROR, 0, e.what());
+        return CACHECTL_INTERNAL_ERROR;
+    } catch (...) {
+        set_error(error, CACHECTL_INTERNAL_ERROR, 0, "unknown exception in the pg_cachectl core");
+        return CACHECTL_INTERNAL_ERROR;
+    }
+}
+
+pg_cachectl::EngineChoice engine_choice(cachectl_os_engine engine) {
+    switch (engine) {
+    case CACHECTL_ENGINE_CACHESTAT:
+        return pg_cachectl::EngineChoice::cachestat;
+    case CACHECTL_ENGINE_MINCORE:
+        return pg_cachectl::EngineChoice::mincore;
+    case CACHECTL_ENGINE_AUTO:
+        return pg_cachectl::EngineChoice::automatic;
+    }
+    throw pg_cachectl::InvalidArgument("unknown OS cache engine");
+}
+
+cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t os_pages,
+                                           const pg_cachectl::CacheCounts &counts, bool has_cachestat_counters) {
+    cachectl_residency_counts out{};
+    out.size_bytes = size_bytes;
+    out.os_pages = os_pages;
+    out.cached_pages = counts.cached;
+    out.dirty_pages = counts.dirty;
+    out.writeback_pages = counts.writeback;
+    out.evicted_pages = counts.evicted;
+    out.recently_evicted_pages = counts.recently_evicted;
+    out.has_cachestat_counters = has_cachestat_counters;
+    return out;
+}
+
+} // namespace
+
+extern "C" {
+
+cachectl_residency_report *cachectl_residency_report_create(cachectl_os_engine engine, cachectl_error *error) noexcept {
+    cachectl_residency_report *created = nullptr;
+    run_captured(error, [&] {
+        auto report = std::make_unique<cachectl_residency_report>(engine_choice(engine));
+        created = report.release(); // owned by the shim's memory-context callback from here on
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+void cachectl_residency_report_free(cachectl_residency_report *report) noexcept {
+    std::unique_ptr<cachectl_residency_report> owned(report);
+}
+
+void cachectl_residency_report_clear(cachectl_residency_report *report) noexcept {
+    if (report != nullptr)
+        report->report.clear();
+}
+
+cachectl_status cachectl_residency_report_scan_fork(cachectl_residency_report *report, int fork_number,
+                                                    const char *base_path, int64_t segment_bytes,
+                                                    const volatile sig_atomic_t *cancel_flag,
+                                                    cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (report == nullptr || base_path == nullptr)
+            throw pg_cachectl::InvalidArgument("a report and a path are required");
+        bool finished = report->report.scan_fork(fork_number, base_path, segment_bytes, cancel_flag);
+        return finished ? CACHECTL_OK : CACHECTL_CANCELLED;
+    });
+}
+
+size_t cachectl_residency_report_row_count(const cachectl_residency_report *report) noexcept {
+    return report == nullptr ? 0 : report->report.segments().size();
+}
+
+bool cachectl_residency_report_row(const cachectl_residency_report *report, size_t index,
+                                   cachectl_segment_row *row) noexcept {
+    if (report == nullptr || row == nullptr || index >= report->report.segments().size())
+        return false;
+    const auto &[key, segment] = *report->report.segments().nth(index);
+    const bool by_cachestat = segment.engine == pg_cachectl::Engine::cachestat;
+    row->fork_number = key.first;
+    row->segment = key.second;
+    row->path = segment.path.c_str();
+    row->engine = by_cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
+    row->counts = to_bridge_counts(segment.size_bytes, segment.os_pages, segment.counts, by_cachestat);
+    return true;
+}
+
+void cachectl_residency_report_total(const cachectl_residency_report *report,
+                                     cachectl_residency_counts *total) noexcept {
+    if (total == nullptr)
+        return;
+    if (report == nullptr) {
+        *total = cachectl_residency_counts{};
+        return;
+    }
+    pg_cachectl::ResidencyTotal sum = report->report.total();
+    *total = to_bridge_counts(sum.size_bytes, sum.os_pages, sum.counts, sum.has_cachestat_counters);
+}
+
+cachectl_cachestat_support cachectl_probe_cachestat(const char *owned_file_path) noexcept {
+    cachectl_cachestat_support result = CACHECTL_CACHESTAT_MISSING;
+    cachectl_error ignored{};
+    cachectl_status status = run_captured(&ignored, [&] {
+        if (auto remembered = pg_cachectl::remembered_cachestat_support()) {
+            result = static_cast<cachectl_cachestat_support>(*remembered);
+            return CACHECTL_OK;
+        }
+        pg_cachectl::UniqueFd fd = pg_cachectl::open_read_only(owned_file_path);
+        pg_cachectl::CachestatSupport support = pg_cachectl::probe_cachestat_on(fd.get());
+        pg_cachectl::remember_cachestat_support(support);
+        result = static_cast<cachectl_cachestat_support>(support);
+        return CACHECTL_OK;
+    });
+    // A probe that could not even open its file proves nothing: say missing,
+    // so the automatic engine falls back to mincore, which always works.
+    return status == CACHECTL_OK ? result : CACHECTL_CACHESTAT_MISSING;
+}
+
+cachectl_status cachectl_resolve_engine(cachectl_os_engine choice, const char *path, cachectl_os_engine *resolved,
+                                        cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (path == nullptr || resolved == nullptr)
+            throw pg_cachectl::InvalidArgument("a path and a result are required");
+        pg_cachectl::UniqueFd fd = pg_cachectl::open_read_only(path);
+        pg_cachectl::Engine engine = pg_cachectl::choose_engine(engine_choice(choice), fd.get());
+        *resolved = engine == pg_cachectl::Engine::cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
+        return CACHECTL_OK;
+    });
+}
+
+const char *cachectl_engine_name(cachectl_os_engine engine) noexcept {
+    switch (engine) {
+    case CACHECTL_ENGINE_CACHESTAT:
+        return "cachestat";
+    case CACHECTL_ENGINE_MINCORE:
+        return "mincore";
+    case CACHECTL_ENGINE_AUTO:
+        return "auto";
+    }
+    return "unknown";
+}
+
+} // extern "C"

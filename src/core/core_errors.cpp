@@ -1,0 +1,11 @@
+// core_errors.cpp — exceptions of the core.
+#include "pg_cachectl/core_errors.hpp"
+
+#include <cstring>
+
+namespace pg_cachectl {
+
+SystemError::SystemError(int error_number, const std::string &what_failed)
+    : std::runtime_error(what_failed + ": " + std::strerror(error_number)), error_number_(error_number) {}
+
+} // namespace pg_cachectl

@@ -1,0 +1,130 @@
+// os_page_cache.cpp — the OS page-cache engines: cachestat(2) and mincore(2).
+#include "pg_cachectl/os_page_cache.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/posix_handles.hpp"
+#include "pg_cachectl/segment_math.hpp"
+
+#include <atomic>
+#include <cerrno>
+#include <cstdint>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <vector>
+
+// glibc has no wrapper (and 2.36 not even the number): cachestat is 451 in
+// the generic syscall table shared by x86_64 and arm64.
+#if !defined(SYS_cachestat) && (defined(__x86_64__) || defined(__aarch64__))
+#define SYS_cachestat 451
+#endif
+
+namespace pg_cachectl {
+
+namespace {
+
+// The kernel's ABI (include/uapi/linux/mman.h), declared here because
+// Debian 12's kernel headers predate it.
+struct KernelCachestatRange {
+    std::uint64_t off;
+    std::uint64_t len;
+};
+
+struct KernelCachestat {
+    std::uint64_t nr_cache;
+    std::uint64_t nr_dirty;
+    std::uint64_t nr_writeback;
+    std::uint64_t nr_evicted;
+    std::uint64_t nr_recently_evicted;
+};
+
+constexpr long overlayfs_magic = 0x794c7630;
+
+// 0 = not probed; otherwise 1 + CachestatSupport.
+std::atomic<int> remembered_support{0};
+
+} // namespace
+
+CacheCounts &CacheCounts::operator+=(const CacheCounts &other) {
+    cached += other.cached;
+    dirty += other.dirty;
+    writeback += other.writeback;
+    evicted += other.evicted;
+    recently_evicted += other.recently_evicted;
+    return *this;
+}
+
+std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int64_t length, int *failure_errno) {
+    if (failure_errno != nullptr)
+        *failure_errno = 0;
+    if (offset < 0 || length < 0)
+        throw InvalidArgument("cachestat range must not be negative");
+#ifdef SYS_cachestat
+    if (length == 0)
+        return CacheCounts{}; // the kernel reads len 0 as "to the end of the file"
+    KernelCachestatRange range{static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(length)};
+    KernelCachestat stat{};
+    if (::syscall(SYS_cachestat, fd, &range, &stat, 0) == 0) {
+        CacheCounts counts;
+        counts.cached = static_cast<std::int64_t>(stat.nr_cache);
+        counts.dirty = static_cast<std::int64_t>(stat.nr_dirty);
+        counts.writeback = static_cast<std::int64_t>(stat.nr_writeback);
+        counts.evicted = static_cast<std::int64_t>(stat.nr_evicted);
+        counts.recently_evicted = static_cast<std::int64_t>(stat.nr_recently_evicted);
+        return counts;
+    }
+    int error_number = errno;
+#else
+    int error_number = ENOSYS;
+#endif
+    if (error_number == ENOSYS || error_number == EPERM) {
+        if (failure_errno != nullptr)
+            *failure_errno = error_number;
+        return std::nullopt;
+    }
+    throw SystemError(error_number, "cachestat failed");
+}
+
+CachestatSupport probe_cachestat_on(int fd) {
+    int failure_errno = 0;
+    if (cachestat_range(fd, 0, 1, &failure_errno))
+        return CachestatSupport::available;
+    return failure_errno == ENOSYS ? CachestatSupport::missing : CachestatSupport::filtered;
+}
+
+std::optional<CachestatSupport> remembered_cachestat_support() {
+    int value = remembered_support.load(std::memory_order_relaxed);
+    if (value == 0)
+        return std::nullopt;
+    return static_cast<CachestatSupport>(value - 1);
+}
+
+void remember_cachestat_support(CachestatSupport support) {
+    remembered_support.store(static_cast<int>(support) + 1, std::memory_order_relaxed);
+}
+
+bool cachestat_unreliable_on(int fd) {
+    struct statfs info {};
+    if (::fstatfs(fd, &info) != 0)
+        throw SystemError(errno, "fstatfs failed");
+    return static_cast<long>(info.f_type) == overlayfs_magic;
+}
+
+std::int64_t mincore_resident_pages(int fd, std::int64_t offset, std::int64_t length) {
+    const std::int64_t page_size = os_page_size();
+    if (offset < 0 || length < 0 || offset % page_size != 0)
+        throw InvalidArgument("mincore window must be page aligned and not negative");
+    if (length == 0)
+        return 0;
+    FileMapping mapping(fd, static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
+    std::vector<unsigned char> resident(static_cast<std::size_t>(pages_spanned(length, page_size)));
+    if (::mincore(mapping.address(), mapping.length(), resident.data()) != 0)
+        throw SystemError(errno, "mincore failed");
+    std::int64_t count = 0;
+    for (unsigned char page : resident)
+        count += page & 1;
+    return count;
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,119 @@
+// residency_report.cpp — measuring every segment file of a fork into the
+// report's segment table, resumable after a cancellation.
+#include "pg_cachectl/residency_report.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/posix_handles.hpp"
+#include "pg_cachectl/segment_math.hpp"
+
+#include <cerrno>
+#include <sys/stat.h>
+
+namespace pg_cachectl {
+
+ResidencyReport::ResidencyReport(EngineChoice choice, std::int64_t window_bytes)
+    : choice_(choice), window_bytes_(window_bytes) {
+    const std::int64_t page_size = os_page_size();
+    if (window_bytes <= 0 || window_bytes % page_size != 0)
+        throw InvalidArgument("the mincore window must be a positive multiple of the page size");
+}
+
+void ResidencyReport::clear() {
+    segments_.clear();
+    position_ = ScanPosition{};
+}
+
+bool ResidencyReport::cancelled(const volatile std::sig_atomic_t *cancel_flag) const {
+    return cancel_flag != nullptr && *cancel_flag != 0;
+}
+
+bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, std::int64_t segment_bytes,
+                                const volatile std::sig_atomic_t *cancel_flag) {
+    if (base_path.empty())
+        throw InvalidArgument("the fork's path must not be empty");
+    if (segment_bytes <= 0)
+        throw InvalidArgument("the segment size must be positive");
+
+    // A different fork than the one interrupted starts from its first segment.
+    if (position_.fork_number != fork_number || position_.base_path != base_path) {
+        position_ = ScanPosition{};
+        position_.fork_number = fork_number;
+        position_.base_path = base_path;
+    }
+
+    const std::int64_t page_size = os_page_size();
+    for (;;) {
+        const std::string path = segment_path(base_path, position_.segment);
+        UniqueFd fd;
+        try {
+            fd = open_read_only(path);
+        } catch (const SystemError &error) {
+            // A missing file ends the fork, as it ends it for md.c.
+            if (error.error_number() != ENOENT)
+                throw;
+            position_ = ScanPosition{};
+            return true;
+        }
+
+        if (!position_.partial) {
+            struct stat file_status {};
+            if (::fstat(fd.get(), &file_status) != 0)
+                throw SystemError(errno, "could not stat file \"" + path + "\"");
+            SegmentResidency entry;
+            entry.path = path;
+            entry.engine = choose_engine(choice_, fd.get());
+            entry.size_bytes = static_cast<std::int64_t>(file_status.st_size);
+            entry.os_pages = pages_spanned(entry.size_bytes, page_size);
+            position_.partial = entry;
+            position_.offset = 0;
+        }
+
+        SegmentResidency &entry = *position_.partial;
+        bool segment_done = true;
+        if (entry.engine == Engine::cachestat) {
+            int failure_errno = 0;
+            std::optional<CacheCounts> counts = cachestat_range(fd.get(), 0, entry.size_bytes, &failure_errno);
+            if (!counts) // the probe on our own file passed: EPERM here is about this file
+                throw SystemError(failure_errno, "cachestat failed on file \"" + path + "\"");
+            entry.counts = *counts;
+        } else {
+            // One bounded window per unit of work; the flag is polled after it.
+            ByteRange window = window_at(position_.offset, entry.size_bytes, window_bytes_);
+            if (window.length > 0) {
+                entry.counts.cached += mincore_resident_pages(fd.get(), window.offset, window.length);
+                position_.offset += window.length;
+            }
+            segment_done = position_.offset >= entry.size_bytes;
+        }
+
+        if (segment_done) {
+            // md.c reads a fork until the first segment shorter than a full
+            // one; zero-length files after it are inactive leftovers of a truncation.
+            const bool fork_continues = entry.size_bytes >= segment_bytes;
+            segments_[SegmentKey{fork_number, position_.segment}] = std::move(entry);
+            position_.partial.reset();
+            position_.offset = 0;
+            position_.segment++;
+            if (!fork_continues) {
+                position_ = ScanPosition{};
+                return true;
+            }
+        }
+        if (cancelled(cancel_flag))
+            return false;
+    }
+}
+
+ResidencyTotal ResidencyReport::total() const {
+    ResidencyTotal total;
+    for (const auto &[key, segment] : segments_) {
+        total.size_bytes += segment.size_bytes;
+        total.os_pages += segment.os_pages;
+        total.counts += segment.counts;
+        if (segment.engine != Engine::cachestat)
+            total.has_cachestat_counters = false;
+    }
+    return total;
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,44 @@
+// segment_math.cpp — relation fork → segment files → OS pages.
+#include "pg_cachectl/segment_math.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+
+#include <algorithm>
+#include <unistd.h>
+
+namespace pg_cachectl {
+
+std::int64_t os_page_size() {
+    static const std::int64_t page_size = [] {
+        long size = ::sysconf(_SC_PAGESIZE);
+        return size > 0 ? static_cast<std::int64_t>(size) : std::int64_t{4096};
+    }();
+    return page_size;
+}
+
+std::int64_t pages_spanned(std::int64_t bytes, std::int64_t page_size) {
+    if (page_size <= 0)
+        throw InvalidArgument("page size must be positive");
+    if (bytes <= 0)
+        return 0;
+    return (bytes + page_size - 1) / page_size;
+}
+
+std::string segment_path(std::string_view base_path, int segment) {
+    std::string path(base_path);
+    if (segment > 0) {
+        path += '.';
+        path += std::to_string(segment);
+    }
+    return path;
+}
+
+ByteRange window_at(std::int64_t offset, std::int64_t file_bytes, std::int64_t window_bytes) {
+    if (window_bytes <= 0)
+        throw InvalidArgument("window size must be positive");
+    if (offset >= file_bytes)
+        return ByteRange{offset, 0};
+    return ByteRange{offset, std::min(window_bytes, file_bytes - offset)};
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,20 @@
+/*
+ * cachectl.h — declarations shared by the C shim's files (src/pg).
+ *
+ * Include after postgres.h.
+ */
+#ifndef PG_CACHECTL_SHIM_H
+#define PG_CACHECTL_SHIM_H
+
+#include "pg_cachectl/bridge.h"
+
+/* cachectl.os_engine: how OS page-cache residency is measured */
+extern int	cachectl_os_engine_setting;
+
+/* Raise the error a core call reported; never returns. */
+extern void cachectl_raise_core_error(const cachectl_error *error) pg_attribute_noreturn();
+
+/* The segment size of every relation fork, in bytes. */
+#define CACHECTL_SEGMENT_BYTES ((int64) RELSEG_SIZE * BLCKSZ)
+
+#endif							/* PG_CACHECTL_SHIM_H */

@@ -1,0 +1,263 @@
+/*
+ * os_residency.c — SQL functions reporting OS page-cache residency of
+ * relation forks, measured by the core's residency report.
+ */
+#include "postgres.h"
+
+#include <unistd.h>
+
+#include "access/relation.h"
+#include "common/relpath.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "cachectl.h"
+#include "relation_set.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_os_engine);
+PG_FUNCTION_INFO_V1(pg_cachectl_os_residency);
+PG_FUNCTION_INFO_V1(pg_cachectl_os_residency_total);
+
+#define OS_RESIDENCY_COLUMNS 10
+#define OS_RESIDENCY_TOTAL_COLUMNS 9
+
+/* Probe cachestat once on a file the server owns (see bridge.h). */
+static void
+probe_os_engine(void)
+{
+	/* PG_VERSION lies in the data directory, the server's working directory */
+	(void) cachectl_probe_cachestat("PG_VERSION");
+}
+
+static void
+free_report_callback(void *arg)
+{
+	cachectl_residency_report_free((cachectl_residency_report *) arg);
+}
+
+/* A report freed with the given memory context, on success or error alike. */
+static cachectl_residency_report *
+create_report(MemoryContext owner)
+{
+	cachectl_error error = {0};
+	cachectl_residency_report *report;
+	MemoryContextCallback *callback;
+
+	probe_os_engine();
+	report = cachectl_residency_report_create((cachectl_os_engine) cachectl_os_engine_setting,
+											  &error);
+	if (report == NULL)
+		cachectl_raise_core_error(&error);
+
+	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
+	callback->func = free_report_callback;
+	callback->arg = report;
+	MemoryContextRegisterResetCallback(owner, callback);
+	return report;
+}
+
+/* Measures one fork of an open relation into the report. */
+static void
+scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
+{
+	char	   *base_path = relpathbackend(rel->rd_node, rel->rd_backend, fork);
+	cachectl_error error = {0};
+	cachectl_status status;
+
+	for (;;)
+	{
+		status = cachectl_residency_report_scan_fork(report, fork, base_path,
+													 CACHECTL_SEGMENT_BYTES,
+													 &InterruptPending, &error);
+		if (status != CACHECTL_CANCELLED)
+			break;
+		/* may return without raising (a harmless interrupt): then resume */
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (status != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	pfree(base_path);
+}
+
+/* Measures the named fork, or every fork, of one locked relation. */
+static void
+scan_relation(cachectl_residency_report *report, Oid relid, int only_fork)
+{
+	Relation	rel = relation_open(relid, NoLock);	/* locked by the set */
+
+	cachectl_residency_report_clear(report);
+	for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+		if (only_fork == InvalidForkNumber || fork == only_fork)
+			scan_fork(report, rel, (ForkNumber) fork);
+	relation_close(rel, NoLock);
+}
+
+static RelationSet *
+report_set_from_args(FunctionCallInfo fcinfo, bool cascade)
+{
+	Oid			relid = PG_GETARG_OID(0);
+
+	return relation_set_build(&relid, 1, cascade, RELATION_SET_REPORT);
+}
+
+/*
+ * cachectl.os_residency(rel regclass, fork text DEFAULT NULL)
+ *   RETURNS SETOF (fork, segment, path, size_bytes, os_pages, cached_pages,
+ *                  dirty_pages, writeback_pages, evicted_pages,
+ *                  recently_evicted_pages)
+ *
+ * One row per segment file of every existing fork (or of the named one).
+ * The last four counts are NULL where mincore measured: only cachestat
+ * knows them.
+ */
+Datum
+pg_cachectl_os_residency(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	cachectl_residency_report *report;
+	RelationSet *set;
+	int			only_fork = InvalidForkNumber;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	if (!PG_ARGISNULL(1))
+		only_fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext,
+										 "pg_cachectl os_residency",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+
+	set = report_set_from_args(fcinfo, false);
+	report = create_report(work_context);
+	while (relation_set_lock_next_batch(set))
+	{
+		for (int member = set->locked_from; member < set->locked_to; member++)
+		{
+			size_t		rows;
+
+			if (!OidIsValid(set->relids[member]))
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			scan_relation(report, set->relids[member], only_fork);
+
+			rows = cachectl_residency_report_row_count(report);
+			for (size_t i = 0; i < rows; i++)
+			{
+				cachectl_segment_row row;
+				Datum		values[OS_RESIDENCY_COLUMNS] = {0};
+				bool		nulls[OS_RESIDENCY_COLUMNS] = {0};
+				bool		known = false;
+
+				if (!cachectl_residency_report_row(report, i, &row))
+					elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+				known = row.counts.has_cachestat_counters;
+				values[0] = CStringGetTextDatum(forkNames[row.fork_number]);
+				values[1] = Int32GetDatum(row.segment);
+				values[2] = CStringGetTextDatum(row.path);
+				values[3] = Int64GetDatum(row.counts.size_bytes);
+				values[4] = Int64GetDatum(row.counts.os_pages);
+				values[5] = Int64GetDatum(row.counts.cached_pages);
+				values[6] = Int64GetDatum(row.counts.dirty_pages);
+				values[7] = Int64GetDatum(row.counts.writeback_pages);
+				values[8] = Int64GetDatum(row.counts.evicted_pages);
+				values[9] = Int64GetDatum(row.counts.recently_evicted_pages);
+				for (int column = 6; column < OS_RESIDENCY_COLUMNS; column++)
+					nulls[column] = !known;
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+		}
+	}
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);	/* frees the report too */
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.os_residency_total(rel regclass, cascade boolean DEFAULT false)
+ *   RETURNS SETOF (relation, size_bytes, os_pages, cached_pages, cached_bytes,
+ *                  dirty_pages, writeback_pages, evicted_pages,
+ *                  recently_evicted_pages)
+ *
+ * One row per relation of the set, summed over its forks and segments.
+ */
+Datum
+pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	cachectl_residency_report *report;
+	RelationSet *set;
+	int64		page_size = sysconf(_SC_PAGESIZE);
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext,
+										 "pg_cachectl os_residency_total",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+
+	set = report_set_from_args(fcinfo, !PG_ARGISNULL(1) && PG_GETARG_BOOL(1));
+	report = create_report(work_context);
+	while (relation_set_lock_next_batch(set))
+	{
+		for (int member = set->locked_from; member < set->locked_to; member++)
+		{
+			cachectl_residency_counts total;
+			Datum		values[OS_RESIDENCY_TOTAL_COLUMNS] = {0};
+			bool		nulls[OS_RESIDENCY_TOTAL_COLUMNS] = {0};
+
+			if (!OidIsValid(set->relids[member]))
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			scan_relation(report, set->relids[member], InvalidForkNumber);
+			cachectl_residency_report_total(report, &total);
+
+			values[0] = ObjectIdGetDatum(set->relids[member]);
+			values[1] = Int64GetDatum(total.size_bytes);
+			values[2] = Int64GetDatum(total.os_pages);
+			values[3] = Int64GetDatum(total.cached_pages);
+			values[4] = Int64GetDatum(total.cached_pages * page_size);
+			values[5] = Int64GetDatum(total.dirty_pages);
+			values[6] = Int64GetDatum(total.writeback_pages);
+			values[7] = Int64GetDatum(total.evicted_pages);
+			values[8] = Int64GetDatum(total.recently_evicted_pages);
+			for (int column = 5; column < OS_RESIDENCY_TOTAL_COLUMNS; column++)
+				nulls[column] = !total.has_cachestat_counters;
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+	}
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);	/* frees the report too */
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.os_engine() RETURNS text
+ *
+ * The engine cachectl.os_engine resolves to for the data directory.
+ */
+Datum
+pg_cachectl_os_engine(PG_FUNCTION_ARGS)
+{
+	cachectl_error error = {0};
+	cachectl_os_engine resolved;
+
+	probe_os_engine();
+	if (cachectl_resolve_engine((cachectl_os_engine) cachectl_os_engine_setting,
+								"PG_VERSION", &resolved, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	PG_RETURN_TEXT_P(cstring_to_text(cachectl_engine_name(resolved)));
+}

@@ -1,0 +1,39 @@
+/*
+ * pg_cachectl.c — module magic and settings.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+#include "utils/guc.h"
+
+#include "cachectl.h"
+
+PG_MODULE_MAGIC;
+
+int			cachectl_os_engine_setting = CACHECTL_ENGINE_AUTO;
+
+static const struct config_enum_entry os_engine_options[] = {
+	{"auto", CACHECTL_ENGINE_AUTO, false},
+	{"cachestat", CACHECTL_ENGINE_CACHESTAT, false},
+	{"mincore", CACHECTL_ENGINE_MINCORE, false},
+	{NULL, 0, false}
+};
+
+void		_PG_init(void);
+
+void
+_PG_init(void)
+{
+	DefineCustomEnumVariable("cachectl.os_engine",
+							 "Chooses how OS page-cache residency is measured.",
+							 "auto uses cachestat(2) where the kernel has it and it can be trusted, "
+							 "else mincore(2); cachestat and mincore force one engine.",
+							 &cachectl_os_engine_setting,
+							 CACHECTL_ENGINE_AUTO,
+							 os_engine_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("cachectl");
+}

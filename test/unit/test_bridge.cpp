@@ -1,0 +1,308 @@
+// test_bridge.cpp — the C ABI the PostgreSQL shim calls: statuses, errno and
+// messages it raises from, rows it returns, cancellation it resumes.
+#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/os_page_cache.hpp"
+#include "temp_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <csignal>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace pg_cachectl {
+namespace {
+
+using test::page_size;
+using test::pages_of;
+using test::TempDirectory;
+using test::TempFile;
+
+struct ReportFree {
+    void operator()(cachectl_residency_report *report) const noexcept { cachectl_residency_report_free(report); }
+};
+using ReportHandle = std::unique_ptr<cachectl_residency_report, ReportFree>;
+
+ReportHandle create_report(cachectl_os_engine engine) {
+    cachectl_error error{};
+    ReportHandle report(cachectl_residency_report_create(engine, &error));
+    INFO("create failed: " << error.message);
+    REQUIRE(report != nullptr);
+    return report;
+}
+
+// What the shim would copy out of a row, in a form Catch can compare.
+struct RowSnapshot {
+    int fork_number = 0;
+    int segment = 0;
+    std::string path;
+    cachectl_os_engine engine = CACHECTL_ENGINE_AUTO;
+    std::int64_t size_bytes = 0, os_pages = 0, cached = 0, dirty = 0, writeback = 0;
+    bool has_cachestat_counters = false;
+
+    bool operator==(const RowSnapshot &) const = default;
+};
+
+std::ostream &operator<<(std::ostream &out, const RowSnapshot &row) {
+    return out << "{" << row.fork_number << "/" << row.segment << " " << row.path << " engine " << row.engine
+               << " size " << row.size_bytes << " pages " << row.os_pages << " cached " << row.cached << " dirty "
+               << row.dirty << " writeback " << row.writeback << "}";
+}
+
+std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
+    std::vector<RowSnapshot> rows;
+    const std::size_t count = cachectl_residency_report_row_count(report);
+    for (std::size_t index = 0; index < count; ++index) {
+        cachectl_segment_row row{};
+        REQUIRE(cachectl_residency_report_row(report, index, &row));
+        REQUIRE(row.path != nullptr);
+        rows.push_back(RowSnapshot{row.fork_number, row.segment, row.path, row.engine, row.counts.size_bytes,
+                                   row.counts.os_pages, row.counts.cached_pages, row.counts.dirty_pages,
+                                   row.counts.writeback_pages, row.counts.has_cachestat_counters});
+    }
+    return rows;
+}
+
+std::int64_t segment_bytes() { return 64 * page_size(); }
+
+// A fork of two full segments (the second dropped from the cache) and a
+// short, cached third one.
+struct FakeFork {
+    explicit FakeFork(const TempDirectory &dir)
+        : base_path(dir.file("16384")), full(dir, "16384"), cold(dir, "16384.1"), last(dir, "16384.2") {
+        full.append(segment_bytes());
+        full.sync();
+        cold.append(segment_bytes());
+        cold.drop_from_cache();
+        last.append(5 * page_size() + 1);
+        last.sync();
+    }
+    std::string base_path;
+    TempFile full, cold, last;
+};
+
+// The engine AUTO should resolve to for fd.
+cachectl_os_engine automatic_engine_for(int fd) {
+    return probe_cachestat_on(fd) == CachestatSupport::available && !cachestat_unreliable_on(fd)
+               ? CACHECTL_ENGINE_CACHESTAT
+               : CACHECTL_ENGINE_MINCORE;
+}
+
+TEST_CASE("bridge: reports are created for each engine and freed", "[bridge]") {
+    for (cachectl_os_engine engine : {CACHECTL_ENGINE_AUTO, CACHECTL_ENGINE_CACHESTAT, CACHECTL_ENGINE_MINCORE}) {
+        ReportHandle report = create_report(engine);
+        CHECK(cachectl_residency_report_row_count(report.get()) == 0);
+        cachectl_residency_counts total{};
+        total.os_pages = -1;
+        cachectl_residency_report_total(report.get(), &total);
+        CHECK(total.os_pages == 0);
+        CHECK(total.cached_pages == 0);
+    }
+    cachectl_residency_report_free(nullptr); // like pfree(NULL) would not be: must be harmless
+
+    // An engine number the shim should never pass is refused, not guessed.
+    cachectl_error error{};
+    CHECK(cachectl_residency_report_create(static_cast<cachectl_os_engine>(42), &error) == nullptr);
+    CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
+    CHECK(std::strlen(error.message) > 0);
+}
+
+TEST_CASE("bridge: a fork whose file is missing is OK with no row", "[bridge]") {
+    TempDirectory dir;
+    ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
+    volatile sig_atomic_t cancel = 0;
+    cachectl_error error{};
+    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, dir.file("16384").c_str(), segment_bytes(), &cancel,
+                                              &error) == CACHECTL_OK);
+    CHECK(cachectl_residency_report_row_count(report.get()) == 0);
+    cachectl_segment_row row{};
+    CHECK_FALSE(cachectl_residency_report_row(report.get(), 0, &row));
+}
+
+TEST_CASE("bridge: a path that cannot be a segment file is a file error naming it", "[bridge]") {
+    const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
+    INFO("engine " << cachectl_engine_name(engine));
+    TempDirectory dir;
+    ReportHandle report = create_report(engine);
+    volatile sig_atomic_t cancel = 0;
+    cachectl_error error{};
+
+    SECTION("a directory") {
+        // open(O_RDONLY) succeeds on a directory: the error must still come.
+        const std::string path = dir.file("16384");
+        test::TempDirectory::create_directory(path);
+        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel,
+                                                  &error) == CACHECTL_FILE_ERROR);
+        CHECK(error.status == CACHECTL_FILE_ERROR);
+        CHECK(error.saved_errno != 0);
+        CHECK_THAT(std::string(error.message), Catch::Contains(path));
+    }
+    SECTION("a path under a regular file") {
+        // ENOTDIR is not ENOENT: the fork is not simply missing.
+        TempFile parent(dir, "not_a_directory");
+        const std::string path = parent.path() + "/16384";
+        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel,
+                                                  &error) == CACHECTL_FILE_ERROR);
+        CHECK(error.status == CACHECTL_FILE_ERROR);
+        CHECK(error.saved_errno == ENOTDIR);
+        CHECK_THAT(std::string(error.message), Catch::Contains(path));
+    }
+    CHECK(cachectl_residency_report_row_count(report.get()) == 0);
+}
+
+TEST_CASE("bridge: impossible arguments are refused", "[bridge]") {
+    TempDirectory dir;
+    FakeFork fork(dir);
+    ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
+    volatile sig_atomic_t cancel = 0;
+    cachectl_error error{};
+
+    SECTION("a segment size that is not positive") {
+        const std::int64_t bad_size = GENERATE(std::int64_t{0}, std::int64_t{-1}, INT64_MIN);
+        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), bad_size, &cancel,
+                                                  &error) == CACHECTL_INVALID_ARGUMENT);
+    }
+    SECTION("no path") {
+        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, nullptr, segment_bytes(), &cancel, &error) ==
+              CACHECTL_INVALID_ARGUMENT);
+    }
+    SECTION("no report") {
+        CHECK(cachectl_residency_report_scan_fork(nullptr, 0, fork.base_path.c_str(), segment_bytes(), &cancel,
+                                                  &error) == CACHECTL_INVALID_ARGUMENT);
+    }
+    CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
+    CHECK(std::strlen(error.message) > 0);
+    CHECK(cachectl_residency_report_row_count(report.get()) == 0);
+}
+
+TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
+    const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
+    INFO("engine " << cachectl_engine_name(engine));
+    TempDirectory dir;
+    FakeFork fork(dir);
+    const cachectl_os_engine measured_by =
+        engine == CACHECTL_ENGINE_AUTO ? automatic_engine_for(fork.full.fd()) : engine;
+    const bool has_counters = measured_by == CACHECTL_ENGINE_CACHESTAT;
+
+    ReportHandle report = create_report(engine);
+    volatile sig_atomic_t cancel = 0;
+    cachectl_error error{};
+    REQUIRE(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel,
+                                                &error) == CACHECTL_OK);
+
+    const std::int64_t full_pages = pages_of(segment_bytes());
+    const std::vector<RowSnapshot> expected = {
+        {0, 0, fork.full.path(), measured_by, segment_bytes(), full_pages, full_pages, 0, 0, has_counters},
+        {0, 1, fork.cold.path(), measured_by, segment_bytes(), full_pages, 0, 0, 0, has_counters},
+        {0, 2, fork.last.path(), measured_by, 5 * page_size() + 1, 6, 6, 0, 0, has_counters},
+    };
+    CHECK(rows_of(report.get()) == expected);
+    cachectl_segment_row row{};
+    CHECK_FALSE(cachectl_residency_report_row(report.get(), expected.size(), &row));
+
+    cachectl_residency_counts total{};
+    cachectl_residency_report_total(report.get(), &total);
+    CHECK(total.size_bytes == 2 * segment_bytes() + 5 * page_size() + 1);
+    CHECK(total.os_pages == 2 * full_pages + 6);
+    CHECK(total.cached_pages == full_pages + 6);
+    CHECK(total.dirty_pages == 0);
+    CHECK(total.has_cachestat_counters == has_counters);
+
+    cachectl_residency_report_clear(report.get());
+    CHECK(cachectl_residency_report_row_count(report.get()) == 0);
+}
+
+TEST_CASE("bridge: a cancelled scan says so and resumes to the same rows", "[bridge]") {
+    const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
+    INFO("engine " << cachectl_engine_name(engine));
+    TempDirectory dir;
+    FakeFork fork(dir);
+    cachectl_error error{};
+
+    ReportHandle uninterrupted = create_report(engine);
+    volatile sig_atomic_t not_cancelled = 0;
+    REQUIRE(cachectl_residency_report_scan_fork(uninterrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
+                                                &not_cancelled, &error) == CACHECTL_OK);
+
+    // Three segment files are three units of work at least: with the flag
+    // set, the first call cannot finish, and each later one must progress.
+    ReportHandle interrupted = create_report(engine);
+    volatile sig_atomic_t cancel = 1;
+    cachectl_status status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(),
+                                                                 segment_bytes(), &cancel, &error);
+    CHECK(status == CACHECTL_CANCELLED);
+    int calls = 1;
+    while (status == CACHECTL_CANCELLED && calls < 10) {
+        status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
+                                                     &cancel, &error);
+        ++calls;
+    }
+    CHECK(status == CACHECTL_OK);
+    CHECK(rows_of(interrupted.get()) == rows_of(uninterrupted.get()));
+}
+
+TEST_CASE("bridge: a forced cachestat engine is used or refused", "[bridge]") {
+    TempDirectory dir;
+    FakeFork fork(dir);
+    ReportHandle report = create_report(CACHECTL_ENGINE_CACHESTAT);
+    volatile sig_atomic_t cancel = 0;
+    cachectl_error error{};
+    const cachectl_status status = cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(),
+                                                                       segment_bytes(), &cancel, &error);
+    if (probe_cachestat_on(fork.full.fd()) == CachestatSupport::available) {
+        REQUIRE(status == CACHECTL_OK);
+        for (const RowSnapshot &row : rows_of(report.get())) {
+            CHECK(row.engine == CACHECTL_ENGINE_CACHESTAT);
+            CHECK(row.has_cachestat_counters);
+        }
+        CHECK(cachectl_residency_report_row_count(report.get()) == 3);
+    } else {
+        CHECK(status == CACHECTL_NOT_SUPPORTED);
+        CHECK(error.status == CACHECTL_NOT_SUPPORTED);
+    }
+}
+
+TEST_CASE("bridge: engine names are the ones SQL shows", "[bridge]") {
+    CHECK(std::string(cachectl_engine_name(CACHECTL_ENGINE_CACHESTAT)) == "cachestat");
+    CHECK(std::string(cachectl_engine_name(CACHECTL_ENGINE_MINCORE)) == "mincore");
+    CHECK(std::string(cachectl_engine_name(CACHECTL_ENGINE_AUTO)) == "auto");
+    // Never a null pointer, even for a value outside the enum.
+    CHECK(cachectl_engine_name(static_cast<cachectl_os_engine>(42)) != nullptr);
+}
+
+TEST_CASE("bridge: the cachestat probe agrees with cachestat itself", "[bridge]") {
+    TempFile owned;
+    owned.append(page_size());
+    const cachectl_cachestat_support support = cachectl_probe_cachestat(owned.path().c_str());
+
+    int failure_errno = -1;
+    const std::optional<CacheCounts> counts = cachestat_range(owned.fd(), 0, page_size(), &failure_errno);
+    switch (support) {
+    case CACHECTL_CACHESTAT_AVAILABLE:
+        CHECK(counts.has_value());
+        break;
+    case CACHECTL_CACHESTAT_MISSING:
+        WARN("cachestat(2) is missing on this kernel");
+        CHECK_FALSE(counts.has_value());
+        CHECK(failure_errno == ENOSYS);
+        break;
+    case CACHECTL_CACHESTAT_FILTERED:
+        WARN("cachestat(2) is refused by a seccomp filter");
+        CHECK_FALSE(counts.has_value());
+        CHECK(failure_errno == EPERM);
+        break;
+    default:
+        FAIL("cachectl_probe_cachestat returned " << static_cast<int>(support));
+    }
+    // The answer is remembered for the process: asking again changes nothing.
+    CHECK(cachectl_probe_cachestat(owned.path().c_str()) == support);
+}
+
+} // namespace
+} // namespace pg_cachectl

@@ -1,0 +1,222 @@
+// test_os_page_cache.cpp — the cachestat and mincore engines against files
+// whose page-cache state the test sets: written, synced, dropped, read back.
+// Everything must pass whichever engine this kernel offers: the cachestat
+// checks are skipped (with a warning) where cachestat cannot be trusted.
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/os_page_cache.hpp"
+#include "temp_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cerrno>
+#include <cstdint>
+#include <linux/magic.h>
+#include <optional>
+
+namespace pg_cachectl {
+namespace {
+
+using test::page_size;
+using test::pages_of;
+using test::TempFile;
+
+constexpr std::int64_t mib = std::int64_t{1} << 20;
+constexpr std::int64_t file_bytes = 8 * mib;
+
+// True when cachestat counts can be trusted for fd; warns why not otherwise.
+bool cachestat_usable(int fd) {
+    switch (probe_cachestat_on(fd)) {
+    case CachestatSupport::missing:
+        WARN("cachestat(2) is missing on this kernel: its checks are skipped");
+        return false;
+    case CachestatSupport::filtered:
+        WARN("cachestat(2) is refused by a seccomp filter: its checks are skipped");
+        return false;
+    case CachestatSupport::available:
+        break;
+    }
+    if (cachestat_unreliable_on(fd)) {
+        WARN("cachestat(2) reports 0 cached pages on this filesystem: its checks are skipped");
+        return false;
+    }
+    return true;
+}
+
+CacheCounts cachestat_of(int fd, std::int64_t offset, std::int64_t length) {
+    int failure_errno = -1;
+    std::optional<CacheCounts> counts = cachestat_range(fd, offset, length, &failure_errno);
+    REQUIRE(counts.has_value());
+    return *counts;
+}
+
+TEST_CASE("a written, synced and dropped file has no cached page", "[os_page_cache]") {
+    TempFile file;
+    file.append(file_bytes);
+    file.sync();
+    const std::int64_t pages = pages_of(file_bytes);
+
+    // Writing cached every page: proves the drop below has something to drop.
+    REQUIRE(mincore_resident_pages(file.fd(), 0, file_bytes) == pages);
+
+    file.drop_from_cache();
+    CHECK(mincore_resident_pages(file.fd(), 0, file_bytes) == 0);
+    if (cachestat_usable(file.fd())) {
+        const CacheCounts counts = cachestat_of(file.fd(), 0, file_bytes);
+        CHECK(counts.cached == 0);
+        CHECK(counts.dirty == 0);
+        CHECK(counts.writeback == 0);
+    }
+}
+
+TEST_CASE("reading part of a cold file caches at least that part", "[os_page_cache]") {
+    TempFile file;
+    file.append(file_bytes);
+    file.drop_from_cache();
+    file.read_range(0, mib);
+    const std::int64_t read_pages = pages_of(mib);
+    const std::int64_t file_pages = pages_of(file_bytes);
+
+    // The range read is cached exactly; readahead may add more after it, but
+    // never more than the file has.
+    CHECK(mincore_resident_pages(file.fd(), 0, mib) == read_pages);
+    const std::int64_t resident = mincore_resident_pages(file.fd(), 0, file_bytes);
+    CHECK(resident >= read_pages);
+    CHECK(resident <= file_pages);
+
+    if (cachestat_usable(file.fd())) {
+        CHECK(cachestat_of(file.fd(), 0, mib).cached == read_pages);
+        const CacheCounts counts = cachestat_of(file.fd(), 0, file_bytes);
+        CHECK(counts.cached >= read_pages);
+        CHECK(counts.cached <= file_pages);
+        CHECK(counts.dirty == 0);
+    }
+}
+
+TEST_CASE("cachestat and mincore agree page for page", "[os_page_cache]") {
+    TempFile file;
+    file.append(file_bytes);
+    file.drop_from_cache();
+    if (!cachestat_usable(file.fd()))
+        return;
+    // Readahead still in flight is counted by cachestat but not yet by mincore
+    // (which wants up-to-date pages): without readahead every cached page is
+    // read when pread returns, so the two must agree exactly.
+    file.disable_readahead();
+    const std::int64_t page = page_size();
+    file.read_range(0, mib);
+    file.read_range(3 * mib, 5 * page);
+    file.read_range(file_bytes - page, page);
+
+    struct Range {
+        std::int64_t offset, length;
+    };
+    const Range ranges[] = {{0, file_bytes}, {0, mib}, {mib, 2 * mib}, {3 * mib, mib}, {4 * mib, 4 * mib}};
+    for (const Range &range : ranges) {
+        INFO("range at " << range.offset << ", " << range.length << " bytes");
+        CHECK(cachestat_of(file.fd(), range.offset, range.length).cached ==
+              mincore_resident_pages(file.fd(), range.offset, range.length));
+    }
+    const std::int64_t read_pages = pages_of(mib) + 5 + 1;
+    const std::int64_t resident = mincore_resident_pages(file.fd(), 0, file_bytes);
+    CHECK(resident >= read_pages);
+    CHECK(resident <= pages_of(file_bytes));
+
+    // Once everything is read, both see the whole file.
+    file.read_range(0, file_bytes);
+    CHECK(mincore_resident_pages(file.fd(), 0, file_bytes) == pages_of(file_bytes));
+    CHECK(cachestat_of(file.fd(), 0, file_bytes).cached == pages_of(file_bytes));
+}
+
+TEST_CASE("cachestat counts dirty pages until they are written back", "[os_page_cache]") {
+    TempFile file;
+    if (!cachestat_usable(file.fd()))
+        return;
+    file.append(file_bytes);
+
+    // Nothing was synced: the flusher waits tens of seconds before writing.
+    CacheCounts counts = cachestat_of(file.fd(), 0, file_bytes);
+    CHECK(counts.cached == pages_of(file_bytes));
+    CHECK(counts.dirty > 0);
+    CHECK(counts.dirty <= pages_of(file_bytes));
+
+    file.sync();
+    counts = cachestat_of(file.fd(), 0, file_bytes);
+    CHECK(counts.dirty == 0);
+    CHECK(counts.writeback == 0); // fsync waits for the writeback it started
+    CHECK(counts.cached == pages_of(file_bytes));
+}
+
+TEST_CASE("mincore over an empty range counts nothing", "[os_page_cache]") {
+    TempFile file;
+    CHECK(mincore_resident_pages(file.fd(), 0, 0) == 0); // an empty file cannot even be mapped
+
+    file.append(2 * page_size());
+    REQUIRE(mincore_resident_pages(file.fd(), 0, 2 * page_size()) == 2);
+    CHECK(mincore_resident_pages(file.fd(), 0, 0) == 0);
+    CHECK(mincore_resident_pages(file.fd(), page_size(), 0) == 0);
+}
+
+TEST_CASE("mincore refuses a window that mmap cannot map", "[os_page_cache]") {
+    TempFile file;
+    file.append(2 * page_size());
+    CHECK_THROWS_AS(mincore_resident_pages(file.fd(), 1, page_size()), InvalidArgument);
+    CHECK_THROWS_AS(mincore_resident_pages(file.fd(), 0, -1), InvalidArgument);
+}
+
+TEST_CASE("a partial last page is counted as a page", "[os_page_cache]") {
+    TempFile file;
+    file.append(3 * page_size() + 100);
+    file.sync();
+    CHECK(mincore_resident_pages(file.fd(), 0, file.size()) == 4);
+    if (cachestat_usable(file.fd()))
+        CHECK(cachestat_of(file.fd(), 0, file.size()).cached == 4);
+}
+
+TEST_CASE("probe_cachestat_on matches what cachestat_range does", "[os_page_cache]") {
+    TempFile file;
+    file.append(page_size());
+    int failure_errno = -1;
+    const std::optional<CacheCounts> counts = cachestat_range(file.fd(), 0, page_size(), &failure_errno);
+
+    switch (probe_cachestat_on(file.fd())) {
+    case CachestatSupport::available:
+        CHECK(counts.has_value());
+        CHECK(failure_errno == 0);
+        break;
+    case CachestatSupport::missing:
+        WARN("cachestat(2) is missing on this kernel");
+        CHECK_FALSE(counts.has_value());
+        CHECK(failure_errno == ENOSYS);
+        break;
+    case CachestatSupport::filtered:
+        WARN("cachestat(2) is refused by a seccomp filter");
+        CHECK_FALSE(counts.has_value());
+        CHECK(failure_errno == EPERM);
+        break;
+    }
+}
+
+TEST_CASE("cachestat_unreliable_on flags overlayfs only", "[os_page_cache]") {
+    TempFile file;
+    const long type = test::filesystem_type(file.fd());
+    if (type == EXT4_SUPER_MAGIC) {
+        CHECK_FALSE(cachestat_unreliable_on(file.fd()));
+    } else if (type == OVERLAYFS_SUPER_MAGIC) {
+        CHECK(cachestat_unreliable_on(file.fd()));
+    } else {
+        WARN("the test directory is neither ext4 nor overlayfs: nothing to check");
+    }
+}
+
+TEST_CASE("CacheCounts add up field by field", "[os_page_cache]") {
+    CacheCounts sum{1, 2, 3, 4, 5};
+    sum += CacheCounts{10, 20, 30, 40, 50};
+    CHECK(sum.cached == 11);
+    CHECK(sum.dirty == 22);
+    CHECK(sum.writeback == 33);
+    CHECK(sum.evicted == 44);
+    CHECK(sum.recently_evicted == 55);
+}
+
+} // namespace
+} // namespace pg_cachectl

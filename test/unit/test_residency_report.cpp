@@ -1,0 +1,297 @@
+// test_residency_report.cpp — the segment table of os_residency(): fake forks
+// made of segment files in a known cache state, measured with each engine.
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/os_page_cache.hpp"
+#include "pg_cachectl/residency_report.hpp"
+#include "temp_file.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <csignal>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace pg_cachectl {
+namespace {
+
+using test::page_size;
+using test::pages_of;
+using test::TempDirectory;
+using test::TempFile;
+
+// Small segments keep the files small; real ones are 1 GiB.
+std::int64_t segment_bytes() { return 256 * page_size(); }
+
+// A mincore window of 16 pages: a full segment takes 16 windows.
+std::int64_t small_window() { return 16 * page_size(); }
+
+struct SegmentSpec {
+    std::int64_t bytes;
+    bool cached; // left cached after writing, or written back and dropped
+};
+
+// The segment files of one fork, base, base.1, ..., each written, synced and
+// either kept in the cache or dropped from it, so every count is known.
+class FakeFork {
+  public:
+    FakeFork(const TempDirectory &dir, const std::string &name, const std::vector<SegmentSpec> &specs)
+        : base_path_(dir.file(name)), specs_(specs) {
+        for (std::size_t segment = 0; segment < specs.size(); ++segment) {
+            const std::string file_name = segment == 0 ? name : name + "." + std::to_string(segment);
+            auto file = std::make_unique<TempFile>(dir, file_name);
+            file->append(specs[segment].bytes);
+            file->sync();
+            if (!specs[segment].cached)
+                file->drop_from_cache();
+            files_.push_back(std::move(file));
+        }
+    }
+
+    const std::string &base_path() const { return base_path_; }
+    const TempFile &file(std::size_t segment) const { return *files_.at(segment); }
+    std::int64_t bytes(std::size_t segment) const { return specs_.at(segment).bytes; }
+    std::int64_t cached_pages(std::size_t segment) const {
+        return specs_.at(segment).cached ? pages_of(specs_.at(segment).bytes) : 0;
+    }
+
+  private:
+    std::string base_path_;
+    std::vector<SegmentSpec> specs_;
+    std::vector<std::unique_ptr<TempFile>> files_;
+};
+
+// The layout of a real fork: full segments, then a shorter last one.  The
+// cached / dropped mix makes a wrong row or a wrong sum visible.
+std::vector<SegmentSpec> three_segments() {
+    return {{segment_bytes(), true}, {segment_bytes(), false}, {10 * page_size() + 100, true}};
+}
+
+// The engine an automatic report should pick for fd.
+Engine expected_automatic_engine(int fd) {
+    return probe_cachestat_on(fd) == CachestatSupport::available && !cachestat_unreliable_on(fd)
+               ? Engine::cachestat
+               : Engine::mincore;
+}
+
+// False (with a warning) when a forced cachestat engine cannot run here.
+bool choice_runs_here(EngineChoice choice, int fd) {
+    if (choice == EngineChoice::cachestat && probe_cachestat_on(fd) != CachestatSupport::available) {
+        WARN("cachestat(2) is not available here: the forced-cachestat case is skipped");
+        return false;
+    }
+    return true;
+}
+
+Engine expected_engine(EngineChoice choice, int fd) {
+    switch (choice) {
+    case EngineChoice::cachestat:
+        return Engine::cachestat;
+    case EngineChoice::mincore:
+        return Engine::mincore;
+    case EngineChoice::automatic:
+        break;
+    }
+    return expected_automatic_engine(fd);
+}
+
+const char *choice_name(EngineChoice choice) {
+    switch (choice) {
+    case EngineChoice::cachestat:
+        return "cachestat";
+    case EngineChoice::mincore:
+        return "mincore";
+    case EngineChoice::automatic:
+        break;
+    }
+    return "automatic";
+}
+
+// Scans a fork to the end with no cancellation.
+void scan_whole_fork(ResidencyReport &report, int fork_number, const std::string &base_path) {
+    REQUIRE(report.scan_fork(fork_number, base_path, segment_bytes(), nullptr));
+}
+
+void check_same_row(const SegmentResidency &got, const SegmentResidency &want) {
+    INFO(got.path);
+    CHECK(got.path == want.path);
+    CHECK(got.engine == want.engine);
+    CHECK(got.size_bytes == want.size_bytes);
+    CHECK(got.os_pages == want.os_pages);
+    CHECK(got.counts.cached == want.counts.cached);
+    CHECK(got.counts.dirty == want.counts.dirty);
+    CHECK(got.counts.writeback == want.counts.writeback);
+    CHECK(got.counts.evicted == want.counts.evicted);
+    CHECK(got.counts.recently_evicted == want.counts.recently_evicted);
+}
+
+TEST_CASE("a report has one row per segment, in (fork, segment) order", "[residency_report]") {
+    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
+    INFO("engine choice: " << choice_name(choice));
+    TempDirectory dir;
+    FakeFork main_fork(dir, "16384", three_segments());
+    FakeFork fsm_fork(dir, "16384_fsm", {{3 * page_size(), true}});
+    if (!choice_runs_here(choice, main_fork.file(0).fd()))
+        return;
+    const Engine engine = expected_engine(choice, main_fork.file(0).fd());
+
+    ResidencyReport report(choice);
+    // Scanned out of order on purpose: the table must still come out sorted.
+    scan_whole_fork(report, 1, fsm_fork.base_path());
+    scan_whole_fork(report, 0, main_fork.base_path());
+
+    const ResidencyReport::SegmentTable &rows = report.segments();
+    REQUIRE(rows.size() == 4);
+    struct Expected {
+        int fork, segment;
+        const FakeFork &fork_files;
+    };
+    const Expected expected[] = {{0, 0, main_fork}, {0, 1, main_fork}, {0, 2, main_fork}, {1, 0, fsm_fork}};
+    std::size_t index = 0;
+    for (const auto &[key, row] : rows) {
+        const Expected &want = expected[index++];
+        const auto segment = static_cast<std::size_t>(want.segment);
+        INFO("row " << want.fork << "/" << want.segment);
+        CHECK(key == ResidencyReport::SegmentKey{want.fork, want.segment});
+        CHECK(row.path == want.fork_files.file(segment).path());
+        CHECK(row.engine == engine);
+        CHECK(row.size_bytes == want.fork_files.bytes(segment));
+        CHECK(row.os_pages == pages_of(want.fork_files.bytes(segment)));
+        CHECK(row.counts.cached == want.fork_files.cached_pages(segment));
+        CHECK(row.counts.dirty == 0); // every file was synced
+        CHECK(row.counts.writeback == 0);
+    }
+
+    // The totals are the sums of the rows.
+    const ResidencyTotal total = report.total();
+    ResidencyTotal sum;
+    for (const auto &[key, row] : rows) {
+        sum.size_bytes += row.size_bytes;
+        sum.os_pages += row.os_pages;
+        sum.counts += row.counts;
+    }
+    CHECK(total.size_bytes == sum.size_bytes);
+    CHECK(total.os_pages == sum.os_pages);
+    CHECK(total.counts.cached == sum.counts.cached);
+    CHECK(total.counts.dirty == sum.counts.dirty);
+    CHECK(total.counts.cached == main_fork.cached_pages(0) + main_fork.cached_pages(1) +
+                                     main_fork.cached_pages(2) + fsm_fork.cached_pages(0));
+    CHECK(total.has_cachestat_counters == (engine == Engine::cachestat));
+
+    report.clear();
+    CHECK(report.segments().empty());
+    CHECK(report.total().os_pages == 0);
+}
+
+TEST_CASE("a missing segment file ends the fork", "[residency_report]") {
+    TempDirectory dir;
+    FakeFork fork(dir, "16385", {{segment_bytes(), true}, {segment_bytes(), true}});
+    // A file after the gap must not be reported: md.c would never reach it.
+    TempFile stray(dir, "16385.3");
+    stray.append(page_size());
+
+    ResidencyReport report(EngineChoice::automatic);
+    scan_whole_fork(report, 0, fork.base_path());
+    REQUIRE(report.segments().size() == 2);
+    CHECK(report.segments().nth(1)->second.path == fork.file(1).path());
+    CHECK(report.segments().count({0, 3}) == 0);
+}
+
+TEST_CASE("a fork without its first file adds no row", "[residency_report]") {
+    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::automatic);
+    TempDirectory dir;
+    FakeFork fork(dir, "16386", {{page_size(), true}});
+
+    ResidencyReport report(choice);
+    scan_whole_fork(report, 0, fork.base_path());
+    REQUIRE(report.segments().size() == 1);
+
+    // The fsm fork does not exist: done at once, and the main fork's row stays.
+    CHECK(report.scan_fork(1, dir.file("16386_fsm"), segment_bytes(), nullptr));
+    CHECK(report.segments().size() == 1);
+    CHECK(report.segments().count({1, 0}) == 0);
+}
+
+TEST_CASE("a cancelled scan resumes where it stopped and ends with the same counts", "[residency_report]") {
+    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
+    INFO("engine choice: " << choice_name(choice));
+    TempDirectory dir;
+    FakeFork fork(dir, "16387", three_segments());
+    if (!choice_runs_here(choice, fork.file(0).fd()))
+        return;
+
+    ResidencyReport uninterrupted(choice, small_window());
+    scan_whole_fork(uninterrupted, 0, fork.base_path());
+
+    // The flag stays set, as it does until the shim handles the interrupt:
+    // every call must still make progress.
+    volatile std::sig_atomic_t cancel = 1;
+    ResidencyReport interrupted(choice, small_window());
+    // A bound on the calls: one per mincore window, plus one per segment.
+    const int windows = 2 * 16 + 1;
+    const int most_calls = windows + 3 + 1;
+    int calls = 1;
+    while (!interrupted.scan_fork(0, fork.base_path(), segment_bytes(), &cancel)) {
+        ++calls;
+        REQUIRE(calls <= most_calls);
+    }
+    // Three segments are at least three units of work: it must have stopped.
+    CHECK(calls > 1);
+    if (expected_engine(choice, fork.file(0).fd()) == Engine::mincore)
+        CHECK(calls >= windows);
+
+    REQUIRE(interrupted.segments().size() == uninterrupted.segments().size());
+    auto want = uninterrupted.segments().begin();
+    for (const auto &[key, row] : interrupted.segments()) {
+        CHECK(key == want->first);
+        check_same_row(row, want->second);
+        ++want;
+    }
+    CHECK(interrupted.total().counts.cached == uninterrupted.total().counts.cached);
+    CHECK(interrupted.total().counts.cached == fork.cached_pages(0) + fork.cached_pages(2));
+}
+
+TEST_CASE("an unset cancel flag does not stop a scan", "[residency_report]") {
+    TempDirectory dir;
+    FakeFork fork(dir, "16388", three_segments());
+    volatile std::sig_atomic_t cancel = 0;
+    ResidencyReport report(EngineChoice::mincore, small_window());
+    CHECK(report.scan_fork(0, fork.base_path(), segment_bytes(), &cancel));
+    CHECK(report.segments().size() == 3);
+}
+
+TEST_CASE("a forced engine is used, or refused when the system lacks it", "[residency_report]") {
+    TempDirectory dir;
+    FakeFork fork(dir, "16389", {{4 * page_size(), true}});
+    const int fd = fork.file(0).fd();
+
+    ResidencyReport by_mincore(EngineChoice::mincore);
+    scan_whole_fork(by_mincore, 0, fork.base_path());
+    REQUIRE(by_mincore.segments().size() == 1);
+    CHECK(by_mincore.segments().begin()->second.engine == Engine::mincore);
+    CHECK(by_mincore.segments().begin()->second.counts.cached == 4);
+
+    ResidencyReport by_cachestat(EngineChoice::cachestat);
+    if (probe_cachestat_on(fd) == CachestatSupport::available) {
+        scan_whole_fork(by_cachestat, 0, fork.base_path());
+        REQUIRE(by_cachestat.segments().size() == 1);
+        CHECK(by_cachestat.segments().begin()->second.engine == Engine::cachestat);
+        CHECK(by_cachestat.segments().begin()->second.counts.cached == 4);
+    } else {
+        CHECK_THROWS_AS(by_cachestat.scan_fork(0, fork.base_path(), segment_bytes(), nullptr), NotSupported);
+    }
+}
+
+TEST_CASE("a report refuses impossible arguments", "[residency_report]") {
+    CHECK_THROWS_AS(ResidencyReport(EngineChoice::mincore, 0), InvalidArgument);
+    CHECK_THROWS_AS(ResidencyReport(EngineChoice::mincore, page_size() + 1), InvalidArgument);
+
+    ResidencyReport report(EngineChoice::mincore);
+    CHECK_THROWS_AS(report.scan_fork(0, "", segment_bytes(), nullptr), InvalidArgument);
+    CHECK_THROWS_AS(report.scan_fork(0, "/nonexistent", 0, nullptr), InvalidArgument);
+    CHECK_THROWS_AS(report.scan_fork(0, "/nonexistent", -1, nullptr), InvalidArgument);
+}
+
+} // namespace
+} // namespace pg_cachectl
