@@ -82,3 +82,6 @@ EXTRA_CLEAN = $(UNIT_TEST_BINARY) results regression.diffs regression.out tmp_ch
 # PGXS tracks no header dependencies by default.
 $(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)
 $(shlib): src/pg/exports.map
+
+print-regress-tests:
+	@echo $(REGRESS)

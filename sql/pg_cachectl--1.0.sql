@@ -15,6 +15,12 @@ RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_engine'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 
+-- The kernel's page size: the unit of every *_pages column.
+CREATE FUNCTION cachectl.os_page_size()
+RETURNS int8
+AS 'MODULE_PATHNAME', 'pg_cachectl_os_page_size'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
 -- OS page-cache residency of a relation: one row per fork and 1 GiB segment.
 -- fork NULL means every fork that exists.
 CREATE FUNCTION cachectl.os_residency(
@@ -53,8 +59,10 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency_total'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 
 REVOKE ALL ON FUNCTION cachectl.os_engine() FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.os_page_size() FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_residency(regclass, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_residency_total(regclass, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.os_engine() TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION cachectl.os_page_size() TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION cachectl.os_residency(regclass, text) TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION cachectl.os_residency_total(regclass, boolean) TO pg_read_all_stats;

@@ -142,6 +142,9 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_resolve_engine(cachectl_os_engine c
 															cachectl_os_engine *resolved,
 															cachectl_error *error) CACHECTL_NOEXCEPT;
 
+/* The kernel's page size (sysconf), the unit of every page count. */
+CACHECTL_BRIDGE_API int64_t cachectl_os_page_size(void) CACHECTL_NOEXCEPT;
+
 CACHECTL_BRIDGE_API const char *cachectl_engine_name(cachectl_os_engine engine) CACHECTL_NOEXCEPT;
 
 #ifdef __cplusplus

@@ -5,6 +5,7 @@
 #include "pg_cachectl/core_errors.hpp"
 #include "pg_cachectl/posix_handles.hpp"
 #include "pg_cachectl/residency_report.hpp"
+#include "pg_cachectl/segment_math.hpp"
 
 #include <cstdio>
 #include <memory>
@@ -171,6 +172,8 @@ cachectl_status cachectl_resolve_engine(cachectl_os_engine choice, const char *p
         return CACHECTL_OK;
     });
 }
+
+int64_t cachectl_os_page_size() noexcept { return pg_cachectl::os_page_size(); }
 
 const char *cachectl_engine_name(cachectl_os_engine engine) noexcept {
     switch (engine) {

@@ -4,8 +4,6 @@
  */
 #include "postgres.h"
 
-#include <unistd.h>
-
 #include "access/relation.h"
 #include "common/relpath.h"
 #include "fmgr.h"
@@ -21,6 +19,7 @@
 PG_FUNCTION_INFO_V1(pg_cachectl_os_engine);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_residency);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_residency_total);
+PG_FUNCTION_INFO_V1(pg_cachectl_os_page_size);
 
 #define OS_RESIDENCY_COLUMNS 10
 #define OS_RESIDENCY_TOTAL_COLUMNS 9
@@ -197,7 +196,7 @@ pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 	MemoryContext caller_context;
 	cachectl_residency_report *report;
 	RelationSet *set;
-	int64		page_size = sysconf(_SC_PAGESIZE);
+	int64		page_size = cachectl_os_page_size();
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
@@ -260,4 +259,15 @@ pg_cachectl_os_engine(PG_FUNCTION_ARGS)
 								"PG_VERSION", &resolved, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 	PG_RETURN_TEXT_P(cstring_to_text(cachectl_engine_name(resolved)));
+}
+
+/*
+ * cachectl.os_page_size() RETURNS int8
+ *
+ * The kernel's page size, the unit of every *_pages column.
+ */
+Datum
+pg_cachectl_os_page_size(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_INT64(cachectl_os_page_size());
 }

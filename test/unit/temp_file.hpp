@@ -52,18 +52,23 @@ inline long filesystem_type(int fd) {
     return static_cast<long>(info.f_type);
 }
 
-// Fails the test with a clear reason when fd is on a memory filesystem.
-inline void require_disk_filesystem(int fd, const std::string &where) {
-    const long type = filesystem_type(fd);
+// Fails the test with a clear reason when `directory` is on a memory
+// filesystem; checked before anything is created there, so nothing leaks.
+inline void require_disk_filesystem(const std::string &directory) {
+    struct statfs info {};
+    if (::statfs(directory.c_str(), &info) != 0)
+        FAIL("statfs of " << directory << " failed: " << errno_text());
+    const long type = static_cast<long>(info.f_type);
     if (type == TMPFS_MAGIC || type == RAMFS_MAGIC)
-        FAIL(where << " is on tmpfs/ramfs, where POSIX_FADV_DONTNEED does nothing; "
-                   << "set CACHECTL_TEST_DIR to a directory on a disk filesystem");
+        FAIL(directory << " is on tmpfs/ramfs, where POSIX_FADV_DONTNEED does nothing; "
+                       << "set CACHECTL_TEST_DIR to a directory on a disk filesystem");
 }
 
 // A fresh directory under test_directory(), removed with everything in it.
 class TempDirectory {
   public:
     TempDirectory() {
+        require_disk_filesystem(test_directory());
         std::string pattern = test_directory() + "/pg_cachectl_unit.XXXXXX";
         std::vector<char> name(pattern.begin(), pattern.end());
         name.push_back('\0');
@@ -88,15 +93,15 @@ class TempDirectory {
 // One file, created empty and removed when the owner goes away.
 class TempFile {
   public:
-    // A new file `name` in dir.
+    // A new file `name` in dir (whose filesystem TempDirectory checked).
     TempFile(const TempDirectory &dir, std::string_view name) : path_(dir.file(name)) {
         fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
         if (fd_ < 0)
             FAIL("could not create " << path_ << ": " << errno_text());
-        require_disk_filesystem(fd_, path_);
     }
     // A new file with a unique name directly in test_directory().
     TempFile() {
+        require_disk_filesystem(test_directory());
         std::string pattern = test_directory() + "/pg_cachectl_unit.XXXXXX";
         std::vector<char> name(pattern.begin(), pattern.end());
         name.push_back('\0');
@@ -104,7 +109,6 @@ class TempFile {
         if (fd_ < 0)
             FAIL("could not create a file in " << test_directory() << ": " << errno_text());
         path_ = name.data();
-        require_disk_filesystem(fd_, path_);
     }
     TempFile(const TempFile &) = delete;
     TempFile &operator=(const TempFile &) = delete;

@@ -10,6 +10,7 @@
 #include <csignal>
 #include <cstdint>
 #include <cstring>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <ostream>
@@ -136,7 +137,7 @@ TEST_CASE("bridge: a path that cannot be a segment file is a file error naming i
     SECTION("a directory") {
         // open(O_RDONLY) succeeds on a directory: the error must still come.
         const std::string path = dir.file("16384");
-        test::TempDirectory::create_directory(path);
+        REQUIRE(std::filesystem::create_directory(path));
         CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel,
                                                   &error) == CACHECTL_FILE_ERROR);
         CHECK(error.status == CACHECTL_FILE_ERROR);

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# install_deps.sh — install the Debian packages pg_cachectl builds and tests
+# with, when any is missing.  Run as root (make demo / make test do).
+set -euo pipefail
+
+PACKAGES=(
+    build-essential             # gcc, g++, make
+    postgresql-15               # server binaries (upgraded with the headers)
+    postgresql-contrib          # pg_buffercache, pg_prewarm, amcheck for tests and demo
+    postgresql-server-dev-15    # PGXS and server headers
+    libboost-container-dev      # flat maps of the C++ core
+    catch2                      # unit tests of the core
+    libipc-run-perl             # PostgreSQL::Test::Cluster (TAP)
+    util-linux                  # fincore, to check our counts against
+    postgresql-15-pgfincore     # an anchor, for bench/
+    vmtouch                     # an anchor, for bench/
+)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
+    [ "$status" = "install ok installed" ] || missing+=("$package")
+done
+
+# The server must match the headers we compile against (same minor release).
+server_version=$(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null || true)
+headers_version=$(dpkg-query -W -f='${Version}' postgresql-server-dev-15 2>/dev/null || true)
+if [ -n "$server_version" ] && [ -n "$headers_version" ] && [ "$server_version" != "$headers_version" ]; then
+    missing+=(postgresql-15 postgresql-server-dev-15)
+fi
+
+if [ ${#missing[@]} -eq 0 ]; then
+    echo "install_deps: every package is present"
+    exit 0
+fi
+
+if [ "$(id -u)" != 0 ]; then
+    echo "install_deps: missing packages (${missing[*]}); run as root to install them" >&2
+    exit 1
+fi
+
+echo "install_deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" postgresql-15 postgresql-server-dev-15 >/dev/null
+echo "install_deps: done"

@@ -1,0 +1,63 @@
+-- Reporting needs EXECUTE (pg_read_all_stats has it) and SELECT on the
+-- table, or on the table an index or TOAST relation belongs to.
+CREATE EXTENSION pg_cachectl;
+\set VERBOSITY sqlstate
+
+CREATE TABLE priv_t (id int PRIMARY KEY, doc text);
+INSERT INTO priv_t SELECT g, 'x' FROM generate_series(1, 10) g;
+CREATE TABLE priv_p (id int) PARTITION BY RANGE (id);
+CREATE TABLE priv_p_1 PARTITION OF priv_p FOR VALUES FROM (0) TO (100);
+
+CREATE ROLE regress_cachectl_nobody;
+CREATE ROLE regress_cachectl_stats IN ROLE pg_read_all_stats;
+CREATE ROLE regress_cachectl_reader IN ROLE pg_read_all_stats;
+CREATE ROLE regress_cachectl_granted;
+GRANT SELECT ON priv_t, priv_p TO regress_cachectl_reader;
+-- an operator granted directly, without pg_read_all_stats
+GRANT USAGE ON SCHEMA cachectl TO regress_cachectl_granted;
+GRANT EXECUTE ON FUNCTION cachectl.os_residency(regclass, text) TO regress_cachectl_granted;
+GRANT SELECT ON priv_t TO regress_cachectl_granted;
+
+-- neither EXECUTE nor USAGE: 42501
+SET ROLE regress_cachectl_nobody;
+SELECT count(*) FROM cachectl.os_residency('priv_t');
+SELECT cachectl.os_engine();
+RESET ROLE;
+
+-- pg_read_all_stats but no SELECT on the table: 42501, for its index and TOAST too
+SET ROLE regress_cachectl_stats;
+SELECT count(*) FROM cachectl.os_residency('priv_t');
+SELECT count(*) FROM cachectl.os_residency_total('priv_t_pkey');
+\set VERBOSITY default
+SELECT count(*) FROM cachectl.os_residency_total('priv_t_pkey');
+\set VERBOSITY sqlstate
+RESET ROLE;
+SELECT reltoastrelid AS priv_toast FROM pg_class WHERE oid = 'priv_t'::regclass \gset
+SET ROLE regress_cachectl_stats;
+SELECT count(*) FROM cachectl.os_residency(:priv_toast);
+SELECT count(*) FROM cachectl.os_residency_total('priv_p');
+SELECT cachectl.os_engine() IN ('cachestat', 'mincore') AS engine_visible;
+RESET ROLE;
+
+-- with SELECT on the table: the table, its index and TOAST, its partitions
+SET ROLE regress_cachectl_reader;
+SELECT count(*) > 0 AS table_ok FROM cachectl.os_residency('priv_t');
+SELECT count(*) > 0 AS index_ok FROM cachectl.os_residency('priv_t_pkey');
+SELECT count(*) > 0 AS toast_ok FROM cachectl.os_residency(:priv_toast);
+SELECT count(*) AS with_cascade FROM cachectl.os_residency_total('priv_t', cascade => true);
+SELECT count(*) AS partitions FROM cachectl.os_residency_total('priv_p');
+-- a partition is a table of its own: no SELECT was granted on it
+SELECT count(*) FROM cachectl.os_residency('priv_p_1');
+RESET ROLE;
+
+-- a direct grant works without pg_read_all_stats, for that function only
+SET ROLE regress_cachectl_granted;
+SELECT count(*) > 0 AS granted_ok FROM cachectl.os_residency('priv_t');
+SELECT count(*) FROM cachectl.os_residency_total('priv_t');
+RESET ROLE;
+
+REVOKE ALL ON SCHEMA cachectl FROM regress_cachectl_granted;
+REVOKE ALL ON FUNCTION cachectl.os_residency(regclass, text) FROM regress_cachectl_granted;
+DROP TABLE priv_t, priv_p;
+DROP ROLE regress_cachectl_nobody, regress_cachectl_stats, regress_cachectl_reader, regress_cachectl_granted;
+DROP EXTENSION pg_cachectl;

@@ -1,0 +1,356 @@
+# 001_os_residency_matches_fincore.pl
+#
+# cachectl.os_residency() must count the same cached pages as util-linux
+# fincore on the same segment files at the same moment, segment by segment,
+# with either engine (cachestat or mincore), through a known sequence:
+# everything dropped, parts of several segments read, one segment dropped.
+#
+# The relation gets several 1 GiB segments cheaply: a small real table whose
+# first segment file is then extended (sparsely) to a full segment, followed
+# by a sparse full second segment and a short third one written with zeros.
+# The server never reads those blocks (nothing queries the table after it
+# was built), so the page cache holds only what this test puts there.
+use strict;
+use warnings;
+
+use IPC::Run;
+use List::Util qw(sum);
+use POSIX qw(ceil);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(usleep);
+
+my $segment_bytes = 1024 * 1024 * 1024;    # RELSEG_SIZE * BLCKSZ by default
+my $last_segment_mib = 64;
+
+# ---- tools this test compares against ----
+
+my ($fincore_found) = run_command([ 'sh', '-c', 'command -v fincore' ]);
+plan skip_all => 'util-linux fincore is not installed'
+  unless $fincore_found;
+
+my ($os_page_size) = run_command([ 'getconf', 'PAGESIZE' ]);
+like($os_page_size, qr/^[1-9][0-9]*$/, "getconf PAGESIZE gives a page size");
+note("OS page size: $os_page_size bytes");
+
+# ---- the node ----
+
+my $node = PostgreSQL::Test::Cluster->new('residency');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+autovacuum = off
+checkpoint_timeout = '1h'
+max_wal_size = '4GB'
+# Cluster.pm turns fsync off; CHECKPOINT must leave the table's pages clean
+# in the page cache, or a drop could not drop them.
+fsync = on
+});
+$node->start;
+
+my $data_dir = $node->data_dir;
+my ($fs_type) = run_command([ 'stat', '-f', '-c', '%T', $data_dir ]);
+if ($fs_type eq 'tmpfs')
+{
+	# POSIX_FADV_DONTNEED does nothing on tmpfs: nothing could be dropped.
+	$node->stop;
+	plan skip_all => 'the data directory is on tmpfs';
+}
+
+$node->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
+
+# About 14 MB of real heap pages at the start of segment 0.
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE residency_probe (id int4, filler text);
+INSERT INTO residency_probe
+  SELECT g, repeat('x', 200) FROM generate_series(1, 60000) AS g;
+CHECKPOINT;
+});
+
+my $relation_path = $node->safe_psql('postgres',
+	q{SELECT pg_relation_filepath('residency_probe')});
+my $segment0 = "$data_dir/$relation_path";
+ok(-s $segment0 > 0 && -s $segment0 < $segment_bytes,
+	"the table's first segment holds real data and less than 1 GiB");
+note("segment 0 before the extension: " . (-s $segment0) . " bytes");
+
+# Extend the main fork behind the server's back: segment 0 and segment 1
+# become full (sparse) segments, segment 2 holds real zero-filled blocks.
+truncate($segment0, $segment_bytes)
+  or die "could not extend \"$segment0\": $!";
+open(my $segment1_handle, '>', "$segment0.1")
+  or die "could not create \"$segment0.1\": $!";
+close($segment1_handle);
+truncate("$segment0.1", $segment_bytes)
+  or die "could not extend \"$segment0.1\": $!";
+system_or_bail('dd', 'if=/dev/zero', "of=$segment0.2", 'bs=1M',
+	"count=$last_segment_mib", 'conv=fsync', 'status=none');
+
+my @segment_files = ($segment0, "$segment0.1", "$segment0.2");
+my $segment_count = scalar @segment_files;
+
+# ---- helpers ----
+
+# Residency rows of the main fork as the server reports them, in the order
+# it returns them, for the session's engine and for the mincore engine,
+# followed at once by fincore's counts for the same files.
+sub measure
+{
+	my $rows_sql = q{
+SELECT segment, path, size_bytes, os_pages, cached_pages,
+       dirty_pages, writeback_pages
+  FROM cachectl.os_residency('residency_probe', 'main');
+};
+	my $output = $node->safe_psql(
+		'postgres', qq{
+SELECT 'engine', cachectl.os_engine();
+$rows_sql
+SET cachectl.os_engine = mincore;
+SELECT 'engine', cachectl.os_engine();
+$rows_sql
+});
+	my $fincore = fincore_pages(@segment_files);
+
+	my %by_engine;
+	my $engine;
+	my @order;
+	foreach my $line (split /\n/, $output)
+	{
+		my @fields = split /\|/, $line, -1;
+		if ($fields[0] eq 'engine')
+		{
+			$engine = $fields[1];
+			push @order, $engine;
+			$by_engine{$engine} = [];
+			next;
+		}
+		die "unexpected output line \"$line\"" unless defined $engine;
+		my %row;
+		@row{
+			qw(segment path size_bytes os_pages cached_pages
+			  dirty_pages writeback_pages)
+		} = map { $_ eq '' ? undef : $_ } @fields;
+		push @{ $by_engine{$engine} }, \%row;
+	}
+	die "expected two engine reports, got \"@order\"" unless @order == 2;
+	return {
+		session_engine => $order[0],
+		session => $by_engine{ $order[0] },
+		mincore_engine => $order[1],
+		mincore => $by_engine{ $order[1] },
+		fincore => $fincore,
+	};
+}
+
+# fincore's resident page count of each file, keyed by the file's path.
+sub fincore_pages
+{
+	my @files = @_;
+	my ($stdout, $stderr);
+	IPC::Run::run(
+		[
+			'fincore', '--raw', '--noheadings', '--bytes',
+			'--output', 'PAGES,FILE', @files
+		],
+		'>', \$stdout, '2>', \$stderr)
+	  or die "fincore failed: $stderr";
+	my %pages;
+	foreach my $line (split /\n/, $stdout)
+	{
+		my ($count, $file) = split / /, $line, 2;
+		$pages{$file} = $count;
+	}
+	foreach my $file (@files)
+	{
+		die "fincore reported nothing for \"$file\""
+		  unless defined $pages{$file};
+	}
+	return \%pages;
+}
+
+# Waits until readahead started by a read has finished: the counts stop
+# moving (a page whose read is still in flight is in the cache for
+# cachestat but not yet for mincore).
+sub wait_for_stable_cache
+{
+	my $snapshot = sub {
+		my $pages = fincore_pages(@segment_files);
+		return join ',', map { $pages->{$_} } @segment_files;
+	};
+	my $previous = $snapshot->();
+	for (my $attempt = 0; $attempt < 100; $attempt++)
+	{
+		usleep(100_000);
+		my $current = $snapshot->();
+		return if $current eq $previous;
+		$previous = $current;
+	}
+	note("page cache counts still moving after 10 s");
+}
+
+sub drop_from_cache
+{
+	my ($file) = @_;
+	system_or_bail('dd', "if=$file", 'iflag=nocache', 'count=0',
+		'status=none');
+}
+
+sub read_mib
+{
+	my ($file, $skip_mib, $count_mib) = @_;
+	system_or_bail('dd', "if=$file", 'of=/dev/null', 'bs=1M',
+		"skip=$skip_mib", "count=$count_mib", 'status=none');
+}
+
+# Compares one measurement with fincore, segment by segment, for both
+# engines; returns the session engine's cached pages per segment.
+sub compare_with_fincore
+{
+	my ($step, $measured) = @_;
+	my $fincore = $measured->{fincore};
+
+	foreach my $engine_key ('session', 'mincore')
+	{
+		my $engine = $measured->{"${engine_key}_engine"};
+		my $rows = $measured->{$engine_key};
+		is(scalar @$rows, $segment_count,
+			"$step, $engine: one row per segment file");
+		foreach my $index (0 .. $#segment_files)
+		{
+			my $row = $rows->[$index];
+			my $file = $segment_files[$index];
+			next unless defined $row;
+			note(sprintf(
+					"%s, %s: segment %d cached %s, fincore %s%s",
+					$step, $engine, $row->{segment}, $row->{cached_pages},
+					$fincore->{$file},
+					defined $row->{dirty_pages}
+					? ", dirty $row->{dirty_pages}"
+					: ''));
+			is($row->{cached_pages}, $fincore->{$file},
+				"$step, $engine: segment $index cached pages equal fincore's");
+		}
+	}
+	my @session = map { $_->{cached_pages} } @{ $measured->{session} };
+	my @mincore = map { $_->{cached_pages} } @{ $measured->{mincore} };
+	is_deeply(\@session, \@mincore,
+		"$step: $measured->{session_engine} and mincore agree on every segment");
+	return \@session;
+}
+
+# ---- the shape of the report ----
+
+my $auto_engine = $node->safe_psql('postgres', 'SELECT cachectl.os_engine()');
+like($auto_engine, qr/^(cachestat|mincore)$/,
+	"os_engine() names an engine");
+note("automatic engine: $auto_engine");
+my $has_cachestat = $auto_engine eq 'cachestat';
+
+$node->safe_psql('postgres', 'CHECKPOINT');
+my $shape = measure();
+is($shape->{mincore_engine}, 'mincore',
+	'SET cachectl.os_engine = mincore selects mincore');
+
+my $rows = $shape->{session};
+is_deeply(
+	[ map { $_->{segment} } @$rows ],
+	[ 0 .. $segment_count - 1 ],
+	'os_residency lists the segments of the main fork in order');
+is_deeply(
+	[ map { $_->{path} } @$rows ],
+	[
+		$relation_path,
+		map { "$relation_path.$_" } 1 .. $segment_count - 1
+	],
+	'each path is the segment file relative to the data directory');
+foreach my $index (0 .. $#segment_files)
+{
+	is($rows->[$index]{size_bytes},
+		-s $segment_files[$index],
+		"segment $index: size_bytes is the file's size");
+	is($rows->[$index]{os_pages},
+		ceil((-s $segment_files[$index]) / $os_page_size),
+		"segment $index: os_pages is the size in OS pages");
+}
+
+my $relation_size = $node->safe_psql('postgres',
+	q{SELECT pg_relation_size('residency_probe', 'main')});
+is($relation_size,
+	2 * $segment_bytes + $last_segment_mib * 1024 * 1024,
+	'pg_relation_size sees every segment file');
+is(sum(map { $_->{os_pages} } @$rows),
+	$relation_size / $os_page_size,
+	'the os_pages of the segments add up to pg_relation_size in OS pages');
+
+foreach my $row (@{ $shape->{mincore} })
+{
+	ok( !defined $row->{dirty_pages} && !defined $row->{writeback_pages},
+		"mincore: segment $row->{segment} has no dirty or writeback count");
+}
+
+# ---- a. everything dropped ----
+
+SKIP:
+{
+	skip 'dirty pages are only known to cachestat', $segment_count
+	  unless $has_cachestat;
+	foreach my $row (@$rows)
+	{
+		is($row->{dirty_pages}, 0,
+			"after CHECKPOINT: segment $row->{segment} has no dirty page");
+	}
+}
+
+drop_from_cache($_) foreach @segment_files;
+my $measured = measure();
+my $cached = compare_with_fincore('a. all dropped', $measured);
+is_deeply($cached, [ (0) x $segment_count ],
+	'a. all dropped: no page of any segment is cached');
+
+# ---- b. parts of every segment read ----
+
+read_mib($segment0, 2, 3);      # real heap pages
+read_mib($segment0, 512, 2);    # the sparse middle
+read_mib("$segment0.1", 300, 4);
+read_mib("$segment0.2", 16, 8);
+wait_for_stable_cache();
+
+$measured = measure();
+my $after_reads = compare_with_fincore('b. partial reads', $measured);
+foreach my $index (0 .. $#segment_files)
+{
+	cmp_ok($after_reads->[$index], '>', 0,
+		"b. partial reads: segment $index has cached pages");
+	cmp_ok(
+		$after_reads->[$index], '<',
+		$measured->{session}[$index]{os_pages},
+		"b. partial reads: segment $index is not entirely cached");
+}
+
+my $total = $node->safe_psql(
+	'postgres', q{
+SELECT t.cached_pages = s.cached_pages, t.cached_pages, s.cached_pages
+  FROM cachectl.os_residency_total('residency_probe') AS t,
+       (SELECT sum(cached_pages) AS cached_pages
+          FROM cachectl.os_residency('residency_probe')) AS s
+});
+note("b. os_residency_total vs sum of os_residency: $total");
+like($total, qr/^t\|/,
+	'b. os_residency_total counts what os_residency counts over all forks');
+
+# ---- c. segment 0 dropped, the others left alone ----
+
+drop_from_cache($segment0);
+$measured = measure();
+my $after_drop = compare_with_fincore('c. segment 0 dropped', $measured);
+is($after_drop->[0], 0, 'c. segment 0 dropped: segment 0 has no cached page');
+is_deeply(
+	[ @$after_drop[ 1 .. $segment_count - 1 ] ],
+	[ @$after_reads[ 1 .. $segment_count - 1 ] ],
+	'c. segment 0 dropped: the other segments are unchanged');
+
+$node->stop;
+
+done_testing();
