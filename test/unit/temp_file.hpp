@@ -171,7 +171,8 @@ class TempFile {
     void read_range(std::int64_t offset, std::int64_t length) {
         std::vector<char> buffer(std::size_t{1} << 20);
         while (length > 0) {
-            const std::size_t wanted = static_cast<std::size_t>(std::min<std::int64_t>(length, buffer.size()));
+            const std::size_t wanted =
+                static_cast<std::size_t>(std::min<std::int64_t>(length, buffer.size()));
             const ssize_t got = ::pread(fd_, buffer.data(), wanted, offset);
             if (got < 0 && errno == EINTR)
                 continue;

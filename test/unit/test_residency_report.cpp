@@ -127,7 +127,8 @@ void check_same_row(const SegmentResidency &got, const SegmentResidency &want) {
 }
 
 TEST_CASE("a report has one row per segment, in (fork, segment) order", "[residency_report]") {
-    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
+    const EngineChoice choice =
+        GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
     INFO("engine choice: " << choice_name(choice));
     TempDirectory dir;
     FakeFork main_fork(dir, "16384", three_segments());
@@ -214,7 +215,8 @@ TEST_CASE("a fork without its first file adds no row", "[residency_report]") {
 }
 
 TEST_CASE("a cancelled scan resumes where it stopped and ends with the same counts", "[residency_report]") {
-    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
+    const EngineChoice choice =
+        GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
     INFO("engine choice: " << choice_name(choice));
     TempDirectory dir;
     FakeFork fork(dir, "16387", three_segments());

@@ -1,0 +1,306 @@
+#!/usr/bin/env bash
+# bench/os_residency.sh — how fast cachectl.os_residency() reports OS
+# page-cache residency, side by side with pgfincore, util-linux fincore and
+# vmtouch, on a throwaway cluster of its own:
+#
+#   1. a real relation of about 2.2 GB (UNLOGGED, wide rows, no TOAST);
+#   2. that relation fully in the OS page cache;
+#   3. that relation dropped from the OS page cache;
+#   4. a 1 TiB relation made of 1024 sparse 1 GiB segments (no disk used).
+#
+# Times of SQL functions are taken inside the server (a DO block looping over
+# the query and reading clock_timestamp()), so psql's round trip is not in
+# them.  Times of the command-line tools are wall-clock times of the whole
+# process, taken by this shell.
+#
+# It prints a table and two goals with PASS/MISS.  It is a benchmark, not a
+# test: it exits 0 unless something broke.
+#
+# Settings (environment): REL_GB (size of the real relation in 10^9 bytes,
+# default 2.2), REPS (calls timed per SQL measurement, default 20),
+# TOOL_REPS (runs timed per command-line tool on the 2 GB relation,
+# default 5), BIG_SEGMENTS (1 GiB segments of the sparse relation, default
+# 1024 = 1 TiB), PG_CONFIG.  Run as root (the cluster runs as postgres) or as
+# the postgres user.
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(dirname "$HERE")
+# shellcheck source=../scripts/cluster.sh
+. "$ROOT/scripts/cluster.sh"
+
+REL_GB=${REL_GB:-2.2}
+REPS=${REPS:-20}
+TOOL_REPS=${TOOL_REPS:-5}
+BIG_SEGMENTS=${BIG_SEGMENTS:-1024}
+GOAL_RATIO=50     # cachestat at least this many times faster than pgfincore
+GOAL_BIG_MS=50    # one call on the 1 TiB relation under this many ms
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cachectl-bench.XXXXXX")
+chmod 755 "$WORK"
+
+cleanup() {
+    local rc=$?
+    trap - EXIT INT TERM
+    cluster_stop
+    rm -rf "$WORK"
+    exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'os_residency.sh: %s\n' "$*" >&2; exit 1; }
+
+# Microseconds since the epoch, without forking.
+now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
+
+# Floating-point arithmetic through awk: calc EXPR
+calc() { awk "BEGIN { printf \"%s\", $1 }" </dev/null; }
+
+sql() { cluster_psql -d postgres -At -q "$@"; }
+
+# time_sql ENGINE REPS WARMUP QUERY
+# Runs QUERY (a scalar bigint query) REPS times in one backend, after one
+# untimed WARMUP query (empty: none), with cachectl.os_engine set to ENGINE.
+# Prints "ms_per_call|last_value|engine_in_use".
+time_sql() {
+    local engine=$1 reps=$2 warmup=$3 query=$4 warm_stmt=''
+    [ -n "$warmup" ] && warm_stmt="PERFORM ($warmup);"
+    sql <<SQL
+SET cachectl.os_engine = '$engine';
+DO \$bench\$
+DECLARE
+    t0 timestamptz;
+    t1 timestamptz;
+    v  bigint;
+BEGIN
+    $warm_stmt
+    t0 := clock_timestamp();
+    FOR i IN 1..$reps LOOP
+        v := ($query);
+    END LOOP;
+    t1 := clock_timestamp();
+    PERFORM set_config('bench.ms', (extract(epoch FROM t1 - t0) * 1000 / $reps)::text, false);
+    PERFORM set_config('bench.value', coalesce(v::text, 'NULL'), false);
+END
+\$bench\$;
+SELECT current_setting('bench.ms') || '|' || current_setting('bench.value')
+       || '|' || cachectl.os_engine();
+SQL
+}
+
+# Result rows of the final table.
+R_CASE=() R_TOOL=() R_ENGINE=() R_CALLS=() R_MS=() R_PAGES=()
+add_row() {
+    R_CASE+=("$1") R_TOOL+=("$2") R_ENGINE+=("$3") R_CALLS+=("$4") R_MS+=("$5") R_PAGES+=("$6")
+}
+
+# measure_sql CASE TOOL ENGINE REPS WARMUP QUERY — time_sql, then add a row.
+measure_sql() {
+    local case=$1 tool=$2 engine=$3 reps=$4 warmup=$5 query=$6 out ms value used
+    out=$(time_sql "$engine" "$reps" "$warmup" "$query")
+    IFS='|' read -r ms value used <<<"$out"
+    if [ "$engine" != auto ] && [ "$used" != "$engine" ]; then
+        die "asked for engine $engine, the session used $used"
+    fi
+    case $tool in
+        pgfincore) used='mincore (its own)' ;;
+    esac
+    add_row "$case" "$tool" "$used" "$reps" "$ms" "$value"
+    printf '  %-28s %-18s %4s call(s) %12.3f ms/call  %s pages\n' "$tool" "$used" "$reps" "$ms" "$value"
+}
+
+# Cached pages by util-linux fincore over FILES.
+fincore_pages() { fincore -b -n -r -o PAGES "$@" | awk '{ s += $1 } END { print s + 0 }'; }
+# Resident pages by vmtouch over FILES.
+vmtouch_pages() {
+    vmtouch "$@" | awk '/Resident Pages:/ { split($3, a, "/"); print a[1] }'
+}
+
+# measure_tool CASE TOOL RUNS FILES... — wall-clock time of RUNS runs.
+measure_tool() {
+    local case=$1 tool=$2 runs=$3 t0 t1 pages ms i
+    shift 3
+    t0=$(now_us)
+    for ((i = 0; i < runs; i++)); do
+        case $tool in
+            fincore) pages=$(fincore_pages "$@") ;;
+            vmtouch) pages=$(vmtouch_pages "$@") ;;
+        esac
+    done
+    t1=$(now_us)
+    ms=$(calc "($t1 - $t0) / 1000 / $runs")
+    add_row "$case" "$tool (process)" "mincore (its own)" "$runs" "$ms" "$pages"
+    printf '  %-28s %-18s %4s call(s) %12.3f ms/call  %s pages\n' "$tool (process)" "mincore" "$runs" "$ms" "$pages"
+}
+
+# counts_line LABEL — cached OS pages of t's main fork, by every tool.
+counts_line() {
+    local label=$1 cs mc pf fc vt os dirty agree
+    IFS='|' read -r os cs dirty <<<"$(sql -c "SET cachectl.os_engine = cachestat" \
+        -c "SELECT sum(os_pages), sum(cached_pages), sum(dirty_pages) FROM cachectl.os_residency('t', 'main')")"
+    mc=$(sql -c "SET cachectl.os_engine = mincore" \
+        -c "SELECT sum(cached_pages) FROM cachectl.os_residency('t', 'main')")
+    pf=$(sql -c "SELECT sum(pages_mem) FROM pgfincore('t', 'main', false)")
+    fc=$(fincore_pages "${T_FILES[@]}")
+    vt=$(vmtouch_pages "${T_FILES[@]}")
+    if [ "$cs" = "$mc" ] && [ "$mc" = "$pf" ] && [ "$pf" = "$fc" ] && [ "$fc" = "$vt" ]; then
+        agree='all agree'
+    else
+        agree='DISAGREE'
+    fi
+    say "  $label, main fork, OS pages: os_pages=$os cachestat=$cs mincore=$mc pgfincore=$pf fincore=$fc vmtouch=$vt ($agree; cachestat dirty=$dirty)"
+    LAST_CACHED=$cs LAST_OS_PAGES=$os
+}
+
+command -v fincore >/dev/null || die "util-linux fincore is not installed"
+command -v vmtouch >/dev/null || die "vmtouch is not installed"
+
+# ---------------------------------------------------------------------------
+cluster_start "$WORK" "max_wal_size = 4GB" >/dev/null
+DATA=$CLUSTER_DIR/data
+sql -c "CREATE EXTENSION pg_cachectl" -c "CREATE EXTENSION pgfincore"
+
+PAGE_SIZE=$(getconf PAGESIZE)
+ENGINE_AUTO=$(sql -c "SELECT cachectl.os_engine()")
+PG_VERSION_STR=$(sql -c "SHOW server_version")
+FS_TYPE=$(stat -f -c %T "$DATA")
+
+say "pg_cachectl OS-residency benchmark"
+say "  kernel           : $(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+say "  PostgreSQL       : $PG_VERSION_STR, data directory on $FS_TYPE"
+say "  OS page size     : $PAGE_SIZE bytes (pgfincore's pgsysconf(): $(sql -c "SELECT os_page_size FROM pgsysconf()"))"
+say "  engine (auto)    : cachectl.os_engine() = $ENGINE_AUTO"
+say "  timings          : SQL inside the server, $REPS calls averaged (1 call on the 1 TiB relation);"
+say "                     command-line tools: whole process, wall clock"
+
+# ---------------------------------------------------------------------------
+# 1. The real relation.  Two ~4 KB rows per 8 KB block, STORAGE PLAIN so
+# nothing is compressed or moved to TOAST: the heap is exactly as big as
+# asked, with no all-zero page.
+BLOCKS=$(calc "int($REL_GB * 1000000000 / 8192 + 0.999999)")
+ROWS=$((BLOCKS * 2))
+say ""
+say "1. creating UNLOGGED table t: $ROWS rows of ~4 KB, $BLOCKS blocks"
+t0=$(now_us)
+sql <<SQL
+CREATE UNLOGGED TABLE t (id int, pad text);
+ALTER TABLE t ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO t SELECT g, lpad(g::text, 4040, md5(g::text)) FROM generate_series(1, $ROWS) g;
+SQL
+t1=$(now_us)
+CREATE_S=$(calc "($t1 - $t0) / 1000000")
+# A normal checkpoint does not write unlogged relations; a shutdown
+# checkpoint does.  Restarting also empties shared buffers.
+t0=$(now_us)
+as_postgres "$PG_BINDIR/pg_ctl" -D "$DATA" -l "$CLUSTER_DIR/server.log" -m fast -w restart >/dev/null
+t1=$(now_us)
+RESTART_S=$(calc "($t1 - $t0) / 1000000")
+
+T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
+T_FILES=("$T_PATH")
+for ((seg = 1; ; seg++)); do
+    [ -e "$T_PATH.$seg" ] || break
+    T_FILES+=("$T_PATH.$seg")
+done
+T_SIZE=$(sql -c "SELECT pg_relation_size('t')")
+T_TOTAL=$(sql -c "SELECT pg_size_pretty(pg_table_size('t'))")
+say "  created in ${CREATE_S} s (+ ${RESTART_S} s restart to write it out)"
+say "  relation size    : t = $T_SIZE bytes ($(calc "$T_SIZE / 1e9") GB, $(calc "$T_SIZE / 1073741824") GiB) main fork, ${#T_FILES[@]} segment files; all forks + TOAST: $T_TOTAL"
+[ "$T_SIZE" -ge 2000000000 ] || die "relation t is only $T_SIZE bytes"
+sync "${T_FILES[@]}"
+
+# ---------------------------------------------------------------------------
+say ""
+say "2. fully cached: reading every segment file with cat"
+t0=$(now_us)
+cat "${T_FILES[@]}" >/dev/null
+t1=$(now_us)
+say "  cat took $(calc "($t1 - $t0) / 1000000") s"
+counts_line "after cat"
+[ "$LAST_CACHED" = "$LAST_OS_PAGES" ] || say "  NOTE: not every page is cached ($LAST_CACHED of $LAST_OS_PAGES)"
+C1='2 GB cached'
+Q_OURS="SELECT sum(cached_pages) FROM cachectl.os_residency('t')"
+Q_PGF="SELECT sum(pages_mem) FROM pgfincore('t', 'main', false)"
+measure_sql "$C1" 'cachectl.os_residency' cachestat "$REPS" "" "$Q_OURS"
+measure_sql "$C1" 'cachectl.os_residency' mincore "$REPS" "" "$Q_OURS"
+measure_sql "$C1" 'pgfincore' auto "$REPS" "" "$Q_PGF"
+measure_tool "$C1" fincore "$TOOL_REPS" "${T_FILES[@]}"
+measure_tool "$C1" vmtouch "$TOOL_REPS" "${T_FILES[@]}"
+counts_line "after the timings"
+
+# ---------------------------------------------------------------------------
+say ""
+say "3. fully dropped: sync, then pgfadvise_dontneed('t')"
+sync "${T_FILES[@]}"
+sql -c "SELECT count(*) FROM pgfadvise_dontneed('t')" >/dev/null
+counts_line "after dontneed"
+[ "$LAST_CACHED" -le $((LAST_OS_PAGES / 1000)) ] ||
+    say "  NOTE: $LAST_CACHED pages still cached after dontneed"
+C2='2 GB dropped'
+measure_sql "$C2" 'cachectl.os_residency' cachestat "$REPS" "" "$Q_OURS"
+measure_sql "$C2" 'cachectl.os_residency' mincore "$REPS" "" "$Q_OURS"
+measure_sql "$C2" 'pgfincore' auto "$REPS" "" "$Q_PGF"
+measure_tool "$C2" fincore "$TOOL_REPS" "${T_FILES[@]}"
+measure_tool "$C2" vmtouch "$TOOL_REPS" "${T_FILES[@]}"
+
+# ---------------------------------------------------------------------------
+say ""
+say "4. 1 TiB: table big, first segment and $((BIG_SEGMENTS - 1)) more extended to 1 GiB with truncate (sparse)"
+sql -c "CREATE TABLE big (id int)" -c "INSERT INTO big VALUES (1)" -c "CHECKPOINT"
+B_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('big')")
+B_FILES=("$B_PATH")
+for ((seg = 1; seg < BIG_SEGMENTS; seg++)); do
+    B_FILES+=("$B_PATH.$seg")
+done
+as_postgres truncate -s 1G "${B_FILES[@]}"
+B_SIZE=$(sql -c "SELECT pg_relation_size('big')")
+[ "$B_SIZE" = $((BIG_SEGMENTS * 1073741824)) ] ||
+    die "pg_relation_size('big') is $B_SIZE, expected $((BIG_SEGMENTS * 1073741824))"
+say "  relation size    : big = $B_SIZE bytes ($(calc "$B_SIZE / 1099511627776") TiB, $(calc "$B_SIZE / 1e12") TB), ${#B_FILES[@]} segment files, $(du -sk "${B_FILES[@]}" | awk '{ s += $1 } END { print s }') KiB on disk"
+C3='1 TiB sparse'
+Q_OURS_BIG="SELECT sum(cached_pages) FROM cachectl.os_residency('big')"
+W_OURS="SELECT sum(cached_pages) FROM cachectl.os_residency('pg_class')"
+measure_sql "$C3" 'cachectl.os_residency' cachestat 1 "$W_OURS" "$Q_OURS_BIG"
+measure_sql "$C3" 'cachectl.os_residency' mincore 1 "$W_OURS" "$Q_OURS_BIG"
+measure_sql "$C3" 'pgfincore' auto 1 "SELECT sum(pages_mem) FROM pgfincore('pg_class', 'main', false)" \
+    "SELECT sum(pages_mem) FROM pgfincore('big', 'main', false)"
+measure_tool "$C3" fincore 1 "${B_FILES[@]}"
+measure_tool "$C3" vmtouch 1 "${B_FILES[@]}"
+sql -c "DROP TABLE big" -c "CHECKPOINT"
+left=0
+for f in "${B_FILES[@]}"; do [ -e "$f" ] && left=$((left + 1)); done
+say "  dropped big: $left of its ${#B_FILES[@]} segment files left"
+
+# ---------------------------------------------------------------------------
+say ""
+say "5. results (ratio = pgfincore time / this row's time, in the same case)"
+line=$(printf '%.0s-' {1..112})
+printf '%-14s %-24s %-18s %6s %14s %14s %12s\n' case tool engine calls 'ms/call' 'cached pages' 'vs pgfincore'
+say "$line"
+RATIO_CACHED='' BIG_MS=''
+for i in "${!R_CASE[@]}"; do
+    base=''
+    for j in "${!R_CASE[@]}"; do
+        if [ "${R_CASE[j]}" = "${R_CASE[i]}" ] && [ "${R_TOOL[j]}" = pgfincore ]; then
+            base=${R_MS[j]}
+        fi
+    done
+    ratio=$(calc "${R_MS[i]} > 0 ? $base / ${R_MS[i]} : 0")
+    printf '%-14s %-24s %-18s %6s %14.3f %14s %11.1fx\n' "${R_CASE[i]}" "${R_TOOL[i]}" "${R_ENGINE[i]}" \
+        "${R_CALLS[i]}" "${R_MS[i]}" "${R_PAGES[i]}" "$ratio"
+    if [ "${R_TOOL[i]}" = cachectl.os_residency ] && [ "${R_ENGINE[i]}" = cachestat ]; then
+        [ "${R_CASE[i]}" = "$C1" ] && RATIO_CACHED=$ratio
+        [ "${R_CASE[i]}" = "$C3" ] && BIG_MS=${R_MS[i]}
+    fi
+done
+say "$line"
+verdict() { if [ "$(calc "$1")" = 1 ]; then echo PASS; else echo MISS; fi; }
+say "goals:"
+printf '  %-4s  >=%sx faster than pgfincore on the fully cached 2 GB relation (cachestat): %.1fx\n' \
+    "$(verdict "$RATIO_CACHED >= $GOAL_RATIO")" "$GOAL_RATIO" "$RATIO_CACHED"
+printf '  %-4s  1 TB relation < %s ms (cachestat, one call): %.3f ms\n' \
+    "$(verdict "$BIG_MS < $GOAL_BIG_MS")" "$GOAL_BIG_MS" "$BIG_MS"

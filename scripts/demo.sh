@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# demo.sh — `make demo`: install what is missing, build, install, start a
+# throwaway cluster and walk through PostgreSQL's double buffering with
+# pg_cachectl.  KEEP=1 leaves the cluster running and says how to reach it.
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+source scripts/cluster.sh
+
+bash scripts/install_deps.sh
+make -s
+make -s install >/dev/null
+
+demo_dir=$(mktemp -d /tmp/cachectl-demo.XXXXXX)
+chmod 755 "$demo_dir"
+finish() {
+    if [ "${KEEP:-0}" = 1 ]; then
+        echo
+        echo "The cluster keeps running.  Connect with:"
+        echo "  runuser -u postgres -- psql -h $CLUSTER_SOCKET -p $CLUSTER_PORT"
+        echo "Stop it with:"
+        echo "  runuser -u postgres -- $PG_BINDIR/pg_ctl -D $demo_dir/data stop && rm -rf $demo_dir"
+    else
+        cluster_stop
+        rm -rf "$demo_dir"
+        echo
+        echo "(cluster stopped and removed; run 'make demo KEEP=1' to keep it)"
+    fi
+}
+trap finish EXIT
+cluster_start "$demo_dir" "shared_buffers = 256MB"
+
+say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+sql() { cluster_psql -q -c "$1"; }
+echo_sql() { printf '\033[2m%s\033[0m\n' "$1"; cluster_psql -q -c "$1"; }
+
+sql "CREATE EXTENSION pg_cachectl; CREATE EXTENSION pg_buffercache; CREATE EXTENSION pg_prewarm;"
+sql "CREATE VIEW shared_buffers_of AS
+     SELECT c.oid::regclass AS relation, count(b.bufferid) AS buffers,
+            pg_size_pretty(count(b.bufferid) * 8192) AS in_shared_buffers
+     FROM pg_class c LEFT JOIN pg_buffercache b
+       ON b.relfilenode = pg_relation_filenode(c.oid)
+      AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
+     GROUP BY c.oid;"
+
+say "A sample table of a few hundred MB"
+echo_sql "CREATE TABLE orders AS
+            SELECT g AS id, now() - g * interval '1 second' AS placed_at, md5(g::text) AS customer,
+                   repeat('x', 120) AS notes
+            FROM generate_series(1, 1800000) g;
+          CREATE INDEX orders_placed_at ON orders (placed_at);
+          CHECKPOINT;"
+echo_sql "SELECT pg_size_pretty(pg_relation_size('orders')) AS table_size,
+                 pg_size_pretty(pg_relation_size('orders_placed_at')) AS index_size,
+                 cachectl.os_engine() AS engine, cachectl.os_page_size() AS os_page_size;"
+
+say "Just written, the table sits in the kernel's page cache (written at checkpoint) ..."
+echo_sql "SELECT relation, pg_size_pretty(size_bytes) AS size, pg_size_pretty(cached_bytes) AS in_os_cache,
+                 dirty_pages, writeback_pages
+          FROM cachectl.os_residency_total('orders', cascade => true);"
+say "... while shared buffers hold only what the writes left there (bulk writes use a small ring)"
+echo_sql "SELECT * FROM shared_buffers_of WHERE relation IN ('orders'::regclass, 'orders_placed_at'::regclass);"
+
+say "Per fork and 1 GiB segment file:"
+echo_sql "SELECT fork, segment, path, pg_size_pretty(size_bytes) AS size, os_pages, cached_pages, dirty_pages
+          FROM cachectl.os_residency('orders');"
+
+say "Drop the table's files from the OS cache (from the shell, with the paths pg_cachectl gave)"
+datadir="$demo_dir/data"
+cluster_psql -At -c "SELECT path FROM cachectl.os_residency('orders')" | while read -r path; do
+    echo "  dd if=\$PGDATA/$path iflag=nocache count=0"
+    as_postgres dd if="$datadir/$path" iflag=nocache count=0 status=none
+done
+echo_sql "SELECT relation, pg_size_pretty(cached_bytes) AS in_os_cache FROM cachectl.os_residency_total('orders');"
+
+say "Load 200 MB into shared buffers with pg_prewarm: the kernel caches the same pages on the way"
+echo_sql "SELECT pg_prewarm('orders', 'buffer', 'main', 0, 25599) AS blocks_loaded;"
+echo_sql "SELECT o.relation, s.in_shared_buffers, pg_size_pretty(o.cached_bytes) AS in_os_cache
+          FROM cachectl.os_residency_total('orders') o JOIN shared_buffers_of s USING (relation);"
+echo "The OS cache was empty before: what it holds now came in with the buffers, so those"
+echo "pages are cached twice, once in shared buffers and once in the page cache."
+
+say "The engines agree (cachestat counts in the kernel; mincore maps the file and asks page by page)"
+echo_sql "SELECT cachectl.os_engine() AS engine, cached_pages FROM cachectl.os_residency('orders', 'main') WHERE segment = 0
+          UNION ALL
+          SELECT 'mincore', cached_pages FROM (SELECT set_config('cachectl.os_engine', 'mincore', false)) s,
+                 cachectl.os_residency('orders', 'main') WHERE segment = 0;"

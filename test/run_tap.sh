@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# run_tap.sh — the scenario tests under test/t/ (PostgreSQL::Test::Cluster,
+# run by prove).  Each test starts and stops its own clusters.  As root this
+# runs them as the postgres user (initdb refuses root) from a copy of test/.
+# Prints "tap: N passed, N failed" last (N counts TAP assertions).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+source "$top/scripts/cluster.sh"
+
+workdir=$(mktemp -d /tmp/cachectl-tap.XXXXXX)
+trap 'rm -rf "$workdir"' EXIT
+cp -r "$top/test" "$workdir/"
+chmod 755 "$workdir"
+chown -R postgres: "$workdir" 2>/dev/null || true
+
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=(test/t/*.pl)
+
+set +e
+(cd "$workdir" && as_postgres env \
+    PATH="$PG_BINDIR:$PATH" \
+    PERL5LIB="$PG_PGXS_DIR/../../src/test/perl" \
+    PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
+    TESTDIR="$workdir" \
+    PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \
+    prove -v "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
+status=${PIPESTATUS[0]}
+set -e
+
+passed=$(grep -cE '^ok [0-9]+' "$workdir/prove.out" || true)
+failed=$(grep -cE '^not ok [0-9]+' "$workdir/prove.out" || true)
+if [ "$status" != 0 ]; then
+    # a test that died counts as a failure even with no "not ok" line
+    [ "$failed" = 0 ] && failed=1
+    for log in "$workdir"/tmp_check/log/*.log; do
+        [ -f "$log" ] || continue
+        echo "---- $(basename "$log") (last 40 lines)"
+        tail -n 40 "$log"
+    done
+fi
+echo "tap: $passed passed, $failed failed"
+exit "$status"
