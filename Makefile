@@ -13,10 +13,14 @@ SHIM_OBJS = \
 	src/pg/pg_cachectl.o \
 	src/pg/core_errors.o \
 	src/pg/relation_set.o \
-	src/pg/os_residency.o
+	src/pg/os_residency.o \
+	src/pg/buffer_eviction.o \
+	src/pg/buffer_pool_pass.o \
+	src/pg/shared_buffers.o
 
 CORE_OBJS = \
 	src/core/bridge.o \
+	src/core/buffer_scan.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \
 	src/core/os_page_cache.o \

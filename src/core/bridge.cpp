@@ -2,6 +2,7 @@
 // run_captured(), which turns every exception into a status and a message.
 #include "pg_cachectl/bridge.h"
 
+#include "pg_cachectl/buffer_scan.hpp"
 #include "pg_cachectl/core_errors.hpp"
 #include "pg_cachectl/posix_handles.hpp"
 #include "pg_cachectl/residency_report.hpp"
@@ -15,6 +16,12 @@
 struct cachectl_residency_report {
     explicit cachectl_residency_report(pg_cachectl::EngineChoice choice) : report(choice) {}
     pg_cachectl::ResidencyReport report;
+};
+
+// A buffer-pool pass and, once finished, its rows.
+struct cachectl_buffer_scan {
+    pg_cachectl::BufferScan scan;
+    std::vector<pg_cachectl::BufferScan::Row> rows;
 };
 
 namespace {
@@ -75,6 +82,10 @@ cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t
     out.recently_evicted_pages = counts.recently_evicted;
     out.has_cachestat_counters = has_cachestat_counters;
     return out;
+}
+
+pg_cachectl::RelationFileKey to_core_key(const cachectl_relation_file_key &key) {
+    return pg_cachectl::RelationFileKey{key.tablespace, key.database, key.file_number};
 }
 
 } // namespace
@@ -171,6 +182,100 @@ cachectl_status cachectl_resolve_engine(cachectl_os_engine choice, const char *p
         *resolved = engine == pg_cachectl::Engine::cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
         return CACHECTL_OK;
     });
+}
+
+cachectl_buffer_scan *cachectl_buffer_scan_create(cachectl_error *error) noexcept {
+    cachectl_buffer_scan *created = nullptr;
+    run_captured(error, [&] {
+        created = std::make_unique<cachectl_buffer_scan>().release(); // freed by the shim's callback
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+void cachectl_buffer_scan_free(cachectl_buffer_scan *scan) noexcept { std::unique_ptr<cachectl_buffer_scan> owned(scan); }
+
+cachectl_status cachectl_buffer_scan_want(cachectl_buffer_scan *scan, const cachectl_relation_file_key *key,
+                                          uint32_t relation_id, const int64_t fork_blocks[CACHECTL_FORK_COUNT],
+                                          cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (scan == nullptr || key == nullptr || fork_blocks == nullptr)
+            throw pg_cachectl::InvalidArgument("a scan, a key and fork sizes are required");
+        std::array<std::int64_t, pg_cachectl::fork_count> blocks{};
+        for (int fork = 0; fork < pg_cachectl::fork_count; ++fork)
+            blocks[fork] = fork_blocks[fork];
+        scan->scan.want(to_core_key(*key), relation_id, blocks);
+        return CACHECTL_OK;
+    });
+}
+
+cachectl_status cachectl_buffer_scan_seal(cachectl_buffer_scan *scan, cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (scan == nullptr)
+            throw pg_cachectl::InvalidArgument("a scan is required");
+        scan->scan.seal();
+        return CACHECTL_OK;
+    });
+}
+
+int cachectl_buffer_scan_match(const cachectl_buffer_scan *scan, const cachectl_relation_file_key *key,
+                               int fork_number) noexcept {
+    if (scan == nullptr || key == nullptr)
+        return -1;
+    return scan->scan.match(to_core_key(*key), fork_number);
+}
+
+void cachectl_buffer_scan_count_resident(cachectl_buffer_scan *scan, int slot, bool dirty, bool pinned,
+                                         int usage_count) noexcept {
+    if (scan != nullptr)
+        scan->scan.count_resident(slot, dirty, pinned, usage_count);
+}
+
+void cachectl_buffer_scan_count_eviction(cachectl_buffer_scan *scan, int slot,
+                                         cachectl_eviction_outcome outcome) noexcept {
+    if (scan == nullptr)
+        return;
+    switch (outcome) {
+    case CACHECTL_EVICTED:
+        scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::evicted);
+        break;
+    case CACHECTL_FLUSHED_AND_EVICTED:
+        scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::flushed_and_evicted);
+        break;
+    case CACHECTL_SKIPPED:
+        scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::skipped);
+        break;
+    }
+}
+
+cachectl_status cachectl_buffer_scan_finish(cachectl_buffer_scan *scan, cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (scan == nullptr)
+            throw pg_cachectl::InvalidArgument("a scan is required");
+        scan->rows = scan->scan.rows();
+        return CACHECTL_OK;
+    });
+}
+
+size_t cachectl_buffer_scan_row_count(const cachectl_buffer_scan *scan) noexcept {
+    return scan == nullptr ? 0 : scan->rows.size();
+}
+
+bool cachectl_buffer_scan_row(const cachectl_buffer_scan *scan, size_t index, cachectl_buffer_row *row) noexcept {
+    if (scan == nullptr || row == nullptr || index >= scan->rows.size())
+        return false;
+    const pg_cachectl::BufferScan::Row &found = scan->rows[index];
+    row->relation_id = found.relation_id;
+    row->fork_number = found.fork;
+    row->blocks = found.tally.blocks;
+    row->buffers = found.tally.buffers;
+    row->dirty = found.tally.dirty;
+    row->pinned = found.tally.pinned;
+    row->usage_count_sum = found.tally.usage_count_sum;
+    row->evicted = found.tally.evicted;
+    row->flushed = found.tally.flushed;
+    row->skipped = found.tally.skipped;
+    return true;
 }
 
 int64_t cachectl_os_page_size() noexcept { return pg_cachectl::os_page_size(); }

@@ -13,6 +13,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
+#include "version_compat.h"
 #include "cachectl.h"
 #include "relation_set.h"
 
@@ -63,7 +64,7 @@ create_report(MemoryContext owner)
 static void
 scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 {
-	char	   *base_path = relpathbackend(rel->rd_node, rel->rd_backend, fork);
+	char	   *base_path = CACHECTL_RELATION_FORK_PATH(rel, fork);
 	cachectl_error error = {0};
 	cachectl_status status;
 

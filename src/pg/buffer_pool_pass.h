@@ -1,0 +1,30 @@
+/*
+ * buffer_pool_pass.h — one pass over every shared buffer, counting what it
+ * finds or evicting it, for a set of relation forks, a database, or all.
+ */
+#ifndef PG_CACHECTL_BUFFER_POOL_PASS_H
+#define PG_CACHECTL_BUFFER_POOL_PASS_H
+
+#include "pg_cachectl/bridge.h"
+
+typedef enum BufferPassAction
+{
+	BUFFER_PASS_COUNT,			/* residency: buffers, dirty, pinned, usage */
+	BUFFER_PASS_EVICT
+} BufferPassAction;
+
+/* Totals of a pass that is not about a relation set. */
+typedef struct BufferPassTotals
+{
+	int64		evicted;
+	int64		flushed;
+	int64		skipped;
+} BufferPassTotals;
+
+/* Pass over the buffers of the relation forks the scan wants. */
+extern void buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action);
+
+/* Evicts every buffer of a database (InvalidOid: of every database). */
+extern void buffer_pool_evict_database(Oid database, BufferPassTotals *totals);
+
+#endif							/* PG_CACHECTL_BUFFER_POOL_PASS_H */

@@ -1,0 +1,357 @@
+/*
+ * shared_buffers.c — SQL functions over the shared-buffer layer: residency
+ * per relation fork, and safe eviction of one buffer, of a relation set, of
+ * a database, of everything.
+ *
+ * Every relation-set call makes one pass over the pool per batch of locked
+ * relations (one batch unless the lock table forces more; see
+ * relation_set.c).  Execution is superuser-only by default and granted with
+ * EXECUTE: no superuser() test here.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_type.h"
+#include "commands/dbcommands.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/smgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "buffer_eviction.h"
+#include "buffer_pool_pass.h"
+#include "cachectl.h"
+#include "relation_set.h"
+#include "version_compat.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_shared_residency);
+PG_FUNCTION_INFO_V1(pg_cachectl_evict);
+PG_FUNCTION_INFO_V1(pg_cachectl_evict_relations);
+PG_FUNCTION_INFO_V1(pg_cachectl_evict_buffer);
+PG_FUNCTION_INFO_V1(pg_cachectl_evict_database);
+PG_FUNCTION_INFO_V1(pg_cachectl_evict_all);
+
+#define RESIDENCY_COLUMNS 7
+#define EVICT_COLUMNS 5
+#define TOTALS_COLUMNS 3
+
+static void
+free_scan_callback(void *arg)
+{
+	cachectl_buffer_scan_free((cachectl_buffer_scan *) arg);
+}
+
+/* A scan freed with the given memory context, on success or error alike. */
+static cachectl_buffer_scan *
+create_scan(MemoryContext owner)
+{
+	cachectl_error error = {0};
+	cachectl_buffer_scan *scan = cachectl_buffer_scan_create(&error);
+	MemoryContextCallback *callback;
+
+	if (scan == NULL)
+		cachectl_raise_core_error(&error);
+	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
+	callback->func = free_scan_callback;
+	callback->arg = scan;
+	MemoryContextRegisterResetCallback(owner, callback);
+	return scan;
+}
+
+/* Wants the existing forks (or the one named) of every locked member. */
+static void
+want_locked_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork)
+{
+	cachectl_error error = {0};
+
+	for (int member = set->locked_from; member < set->locked_to; member++)
+	{
+		Oid			relid = set->relids[member];
+		Relation	rel;
+		SMgrRelation smgr;
+		cachectl_relation_file_key key;
+		int64		fork_blocks[CACHECTL_FORK_COUNT];
+
+		if (!OidIsValid(relid))
+			continue;
+		rel = relation_open(relid, NoLock); /* locked by the set */
+		smgr = RelationGetSmgr(rel);
+		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
+		{
+			bool		wanted = only_fork == InvalidForkNumber || fork == only_fork;
+
+			fork_blocks[fork] = wanted && smgrexists(smgr, (ForkNumber) fork)
+				? (int64) smgrnblocks(smgr, (ForkNumber) fork)
+				: -1;
+		}
+		key.tablespace = CACHECTL_REL_TABLESPACE(rel);
+		key.database = CACHECTL_REL_DATABASE(rel);
+		key.file_number = CACHECTL_REL_FILE_NUMBER(rel);
+		relation_close(rel, NoLock);
+
+		if (cachectl_buffer_scan_want(scan, &key, relid, fork_blocks, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+	}
+	if (cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+}
+
+static void
+put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassAction action)
+{
+	cachectl_error error = {0};
+	size_t		rows;
+
+	if (cachectl_buffer_scan_finish(scan, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	rows = cachectl_buffer_scan_row_count(scan);
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_buffer_row row;
+		Datum		values[RESIDENCY_COLUMNS] = {0};
+		bool		nulls[RESIDENCY_COLUMNS] = {0};
+
+		if (!cachectl_buffer_scan_row(scan, i, &row))
+			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		values[0] = ObjectIdGetDatum(row.relation_id);
+		values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
+		if (action == BUFFER_PASS_COUNT)
+		{
+			values[2] = Int64GetDatum(row.blocks);
+			values[3] = Int64GetDatum(row.buffers);
+			values[4] = Int64GetDatum(row.dirty);
+			values[5] = Int64GetDatum(row.pinned);
+			if (row.buffers > 0)
+				values[6] = Float8GetDatum((double) row.usage_count_sum / row.buffers);
+			else
+				nulls[6] = true;
+		}
+		else
+		{
+			values[2] = Int64GetDatum(row.evicted);
+			values[3] = Int64GetDatum(row.flushed);
+			values[4] = Int64GetDatum(row.skipped);
+		}
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+/*
+ * The common body of the relation-set functions: build and lock the set,
+ * then one pass per locked batch, one row per relation fork.
+ */
+static void
+relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
+				  int only_fork, bool cascade, BufferPassAction action)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	RelationSet *set;
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext,
+										 "pg_cachectl buffer pass",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+
+	set = relation_set_build(named, named_count, cascade,
+							 action == BUFFER_PASS_EVICT ? RELATION_SET_ACTION : RELATION_SET_REPORT);
+	while (relation_set_lock_next_batch(set))
+	{
+		MemoryContext batch_context = AllocSetContextCreate(work_context,
+															"pg_cachectl buffer pass batch",
+															ALLOCSET_DEFAULT_SIZES);
+		cachectl_buffer_scan *scan = create_scan(batch_context);
+
+		want_locked_batch(scan, set, only_fork);
+		buffer_pool_pass_for_scan(scan, action);
+		put_scan_rows(rsinfo, scan, action);
+		MemoryContextDelete(batch_context); /* frees the scan */
+	}
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+}
+
+static int
+fork_argument(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		return InvalidForkNumber;
+	return forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(argno)));
+}
+
+static bool
+cascade_argument(FunctionCallInfo fcinfo, int argno)
+{
+	return !PG_ARGISNULL(argno) && PG_GETARG_BOOL(argno);
+}
+
+/*
+ * cachectl.shared_residency(rel regclass, fork text DEFAULT NULL,
+ *                           cascade boolean DEFAULT false)
+ *   RETURNS TABLE (relation regclass, fork text, blocks int8, buffers int8,
+ *                  dirty int8, pinned int8, usage_count_avg float8)
+ */
+Datum
+pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	relation_set_pass(fcinfo, &relid, 1, fork_argument(fcinfo, 1),
+					  cascade_argument(fcinfo, 2), BUFFER_PASS_COUNT);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.evict(rel regclass, fork text DEFAULT NULL,
+ *                cascade boolean DEFAULT false)
+ *   RETURNS TABLE (relation regclass, fork text, buffers_evicted int8,
+ *                  buffers_flushed int8, buffers_skipped int8)
+ */
+Datum
+pg_cachectl_evict(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	relation_set_pass(fcinfo, &relid, 1, fork_argument(fcinfo, 1),
+					  cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.evict_relations(rels regclass[], fork text DEFAULT NULL,
+ *                          cascade boolean DEFAULT false)
+ *   RETURNS TABLE (relation regclass, fork text, buffers_evicted int8,
+ *                  buffers_flushed int8, buffers_skipped int8)
+ *
+ * Like evict() for many relations, in one pass over the pool.
+ */
+Datum
+pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
+{
+	ArrayType  *array;
+	Datum	   *elements;
+	bool	   *element_nulls;
+	int			count;
+	Oid		   *relids;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	array = PG_GETARG_ARRAYTYPE_P(0);
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("the relation list must be a one-dimensional array")));
+	deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
+					  &elements, &element_nulls, &count);
+	relids = palloc(sizeof(Oid) * Max(count, 1));
+	for (int i = 0; i < count; i++)
+	{
+		/* a NULL is most likely a to_regclass() of a misspelled name */
+		if (element_nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the relation list must not contain NULL"),
+					 errhint("to_regclass() returns NULL for a relation that does not exist.")));
+		relids[i] = DatumGetObjectId(elements[i]);
+	}
+	relation_set_pass(fcinfo, relids, count, fork_argument(fcinfo, 1),
+					  cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.evict_buffer(buffer int4)
+ *   RETURNS TABLE (evicted boolean, flushed boolean)
+ *
+ * One shared buffer, numbered as in pg_buffercache (1 to NBuffers).
+ */
+Datum
+pg_cachectl_evict_buffer(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int32		buffer = PG_GETARG_INT32(0);
+	BufferHeaderSnapshot header;
+	BufferEvictionResult result = BUFFER_SKIPPED;
+	Datum		values[2];
+	bool		nulls[2] = {false, false};
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (buffer < 1 || buffer > NBuffers)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("buffer %d does not exist", buffer),
+				 errhint("Shared buffers are numbered from 1 to %d.", NBuffers)));
+
+	read_buffer_header(buffer - 1, &header);
+	if (header.valid && header.pins == 0)
+		result = evict_buffer_page(buffer - 1, &header.tag);
+
+	values[0] = BoolGetDatum(result == BUFFER_EVICTED || result == BUFFER_FLUSHED_AND_EVICTED);
+	values[1] = BoolGetDatum(result == BUFFER_FLUSHED_AND_EVICTED);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	return (Datum) 0;
+}
+
+static void
+put_totals(FunctionCallInfo fcinfo, const BufferPassTotals *totals)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Datum		values[TOTALS_COLUMNS];
+	bool		nulls[TOTALS_COLUMNS] = {false, false, false};
+
+	values[0] = Int64GetDatum(totals->evicted);
+	values[1] = Int64GetDatum(totals->flushed);
+	values[2] = Int64GetDatum(totals->skipped);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * cachectl.evict_database(db name DEFAULT current_database())
+ *   RETURNS TABLE (buffers_evicted int8, buffers_flushed int8,
+ *                  buffers_skipped int8)
+ *
+ * Locks nothing: the protocol itself copes with relations dropped meanwhile.
+ */
+Datum
+pg_cachectl_evict_database(PG_FUNCTION_ARGS)
+{
+	Oid			database = get_database_oid(NameStr(*PG_GETARG_NAME(0)), false);
+	BufferPassTotals totals;
+
+	InitMaterializedSRF(fcinfo, 0);
+	buffer_pool_evict_database(database, &totals);
+	put_totals(fcinfo, &totals);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.evict_all()
+ *   RETURNS TABLE (buffers_evicted int8, buffers_flushed int8,
+ *                  buffers_skipped int8)
+ */
+Datum
+pg_cachectl_evict_all(PG_FUNCTION_ARGS)
+{
+	BufferPassTotals totals;
+
+	InitMaterializedSRF(fcinfo, 0);
+	buffer_pool_evict_database(InvalidOid, &totals);
+	put_totals(fcinfo, &totals);
+	return (Datum) 0;
+}
