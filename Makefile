@@ -36,6 +36,8 @@ REGRESS = \
 	os_residency \
 	relation_kinds \
 	relation_sets \
+	shared_residency \
+	eviction \
 	bad_inputs \
 	privileges
 

@@ -56,6 +56,47 @@ SELECT count(*) > 0 AS granted_ok FROM cachectl.os_residency('priv_t');
 SELECT count(*) FROM cachectl.os_residency_total('priv_t');
 RESET ROLE;
 
+-- shared_residency follows the reporting rule
+SET ROLE regress_cachectl_stats;
+SELECT count(*) FROM cachectl.shared_residency('priv_t');
+RESET ROLE;
+SET ROLE regress_cachectl_reader;
+SELECT fork, buffers >= 0 AS reported FROM cachectl.shared_residency('priv_t', 'main');
+RESET ROLE;
+
+-- actions are superuser-only by default, even for pg_read_all_stats ...
+SET ROLE regress_cachectl_reader;
+SELECT * FROM cachectl.evict('priv_t');
+SELECT * FROM cachectl.evict_relations(ARRAY['priv_t'::regclass]);
+SELECT * FROM cachectl.evict_buffer(1);
+SELECT * FROM cachectl.evict_database();
+SELECT * FROM cachectl.evict_all();
+RESET ROLE;
+-- ... and an operator role gets them by GRANT: no superuser check in C
+CREATE ROLE regress_cachectl_operator;
+GRANT USAGE ON SCHEMA cachectl TO regress_cachectl_operator;
+GRANT EXECUTE ON FUNCTION cachectl.evict(regclass, text, boolean),
+                          cachectl.evict_relations(regclass[], text, boolean),
+                          cachectl.evict_buffer(int4),
+                          cachectl.evict_database(name),
+                          cachectl.evict_all() TO regress_cachectl_operator;
+SET ROLE regress_cachectl_operator;
+SELECT relation, fork FROM cachectl.evict('priv_t', 'main');
+SELECT relation, fork FROM cachectl.evict_relations(ARRAY['priv_t'::regclass], 'main');
+SELECT count(*) FROM cachectl.evict_buffer(1);
+SELECT count(*) FROM cachectl.evict_database();
+SELECT count(*) FROM cachectl.evict_all();
+-- but reporting still needs its own grants
+SELECT count(*) FROM cachectl.shared_residency('priv_t');
+RESET ROLE;
+REVOKE ALL ON SCHEMA cachectl FROM regress_cachectl_operator;
+REVOKE ALL ON FUNCTION cachectl.evict(regclass, text, boolean),
+                       cachectl.evict_relations(regclass[], text, boolean),
+                       cachectl.evict_buffer(int4),
+                       cachectl.evict_database(name),
+                       cachectl.evict_all() FROM regress_cachectl_operator;
+DROP ROLE regress_cachectl_operator;
+
 REVOKE ALL ON SCHEMA cachectl FROM regress_cachectl_granted;
 REVOKE ALL ON FUNCTION cachectl.os_residency(regclass, text) FROM regress_cachectl_granted;
 DROP TABLE priv_t, priv_p;

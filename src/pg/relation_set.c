@@ -252,7 +252,7 @@ relation_set_build(const Oid *named, int named_count, bool cascade,
 			members.relids[unique++] = members.relids[i];
 	members.count = unique;
 
-	if (purpose == RELATION_SET_ACTION)
+	if (purpose != RELATION_SET_REPORT)
 		skip_temporary_members(&members);
 
 	set->count = members.count;

@@ -17,10 +17,15 @@ typedef enum RelationSetPurpose
 {
 	/* reporting: needs SELECT on the table each named relation belongs to */
 	RELATION_SET_REPORT,
-	/* actions: EXECUTE on the function is the gate; temp relations are
-	 * rejected when named and skipped with a NOTICE when met in the set,
-	 * because their buffers are private to the backend that owns them */
-	RELATION_SET_ACTION
+	/*
+	 * actions: EXECUTE on the function is the gate.  Temporary relations
+	 * have buffers private to the backend that owns them: naming one is an
+	 * error, one met while expanding a set is skipped with a NOTICE.
+	 */
+	RELATION_SET_ACTION,
+	/* an action on a list of relations: the list is an expansion too, so
+	 * temporary relations in it are skipped with a NOTICE */
+	RELATION_SET_ACTION_ON_LIST
 } RelationSetPurpose;
 
 typedef struct RelationSet

@@ -147,7 +147,8 @@ put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassActio
  */
 static void
 relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
-				  int only_fork, bool cascade, BufferPassAction action)
+				  RelationSetPurpose purpose, int only_fork, bool cascade,
+				  BufferPassAction action)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	MemoryContext work_context;
@@ -159,8 +160,7 @@ relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
 										 ALLOCSET_DEFAULT_SIZES);
 	caller_context = MemoryContextSwitchTo(work_context);
 
-	set = relation_set_build(named, named_count, cascade,
-							 action == BUFFER_PASS_EVICT ? RELATION_SET_ACTION : RELATION_SET_REPORT);
+	set = relation_set_build(named, named_count, cascade, purpose);
 	while (relation_set_lock_next_batch(set))
 	{
 		MemoryContext batch_context = AllocSetContextCreate(work_context,
@@ -207,7 +207,7 @@ pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
-	relation_set_pass(fcinfo, &relid, 1, fork_argument(fcinfo, 1),
+	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_REPORT, fork_argument(fcinfo, 1),
 					  cascade_argument(fcinfo, 2), BUFFER_PASS_COUNT);
 	return (Datum) 0;
 }
@@ -227,7 +227,7 @@ pg_cachectl_evict(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
-	relation_set_pass(fcinfo, &relid, 1, fork_argument(fcinfo, 1),
+	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_ACTION, fork_argument(fcinfo, 1),
 					  cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
 	return (Datum) 0;
 }
@@ -270,8 +270,8 @@ pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
 					 errhint("to_regclass() returns NULL for a relation that does not exist.")));
 		relids[i] = DatumGetObjectId(elements[i]);
 	}
-	relation_set_pass(fcinfo, relids, count, fork_argument(fcinfo, 1),
-					  cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
+	relation_set_pass(fcinfo, relids, count, RELATION_SET_ACTION_ON_LIST,
+					  fork_argument(fcinfo, 1), cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
 	return (Datum) 0;
 }
 

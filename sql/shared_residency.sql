@@ -1,0 +1,43 @@
+-- shared_residency: what shared buffers hold of each relation fork.
+CREATE EXTENSION pg_cachectl;
+CREATE EXTENSION pg_buffercache;
+
+CREATE TABLE sr_t (id int PRIMARY KEY, doc text);
+INSERT INTO sr_t SELECT g, repeat('s', 100) FROM generate_series(1, 3000) g;
+VACUUM sr_t;
+SELECT count(*) AS forks_evicted FROM cachectl.evict('sr_t', cascade => true);
+
+-- after eviction: the forks and their sizes, no buffer
+SELECT relation, fork, blocks = pg_relation_size('sr_t', fork) / current_setting('block_size')::int AS blocks_match,
+       buffers, dirty, pinned, usage_count_avg
+FROM cachectl.shared_residency('sr_t') ORDER BY fork;
+
+-- read it all: buffers appear, clean and unpinned, and match pg_buffercache
+SELECT count(*) FROM sr_t;
+SELECT r.fork, r.buffers = b.buffers AS matches_pg_buffercache, r.buffers <= r.blocks AS within_fork,
+       r.dirty, r.pinned, r.usage_count_avg BETWEEN 1 AND 5 AS usage_in_range
+FROM cachectl.shared_residency('sr_t', 'main') r,
+     (SELECT count(*) AS buffers FROM pg_buffercache
+      WHERE relfilenode = pg_relation_filenode('sr_t') AND relforknumber = 0) b;
+
+-- an update dirties buffers
+UPDATE sr_t SET doc = 'changed' WHERE id <= 10;
+SELECT dirty > 0 AS has_dirty FROM cachectl.shared_residency('sr_t', 'main');
+
+-- cascade reports the index and the TOAST relations too
+SELECT relation = 'sr_t'::regclass AS is_table, fork
+FROM cachectl.shared_residency('sr_t', 'main', cascade => true)
+ORDER BY relation::oid = 'sr_t'::regclass DESC, relation::text;
+
+-- a fork that does not exist: no row; a NULL relation: no row
+CREATE TABLE sr_empty (id int);
+SELECT count(*) FROM cachectl.shared_residency('sr_empty', 'vm');
+SELECT count(*) FROM cachectl.shared_residency(NULL);
+
+-- a temporary table: reported (its buffers are local, so none are shared)
+CREATE TEMP TABLE sr_temp AS SELECT 1 AS one;
+SELECT fork, buffers FROM cachectl.shared_residency('sr_temp');
+
+DROP TABLE sr_t, sr_empty, sr_temp;
+DROP EXTENSION pg_buffercache;
+DROP EXTENSION pg_cachectl;
