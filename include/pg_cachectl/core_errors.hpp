@@ -11,11 +11,16 @@ namespace pg_cachectl {
 // A system call failed: keeps errno so the shim can pick the SQLSTATE.
 class SystemError : public std::runtime_error {
   public:
+    // what_failed names the call ("mincore failed"); the message adds strerror.
     SystemError(int error_number, const std::string &what_failed);
     int error_number() const { return error_number_; }
 
+    // The same failure, naming the file it happened on.
+    SystemError on_file(const std::string &path) const;
+
   private:
     int error_number_;
+    std::string what_failed_;
 };
 
 // The caller forced something this system cannot do (e.g. cachestat on 6.1).

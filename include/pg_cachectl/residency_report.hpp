@@ -65,6 +65,7 @@ class ResidencyReport {
         std::optional<SegmentResidency> partial;
     };
 
+    bool measure_segment(int fd, const std::string &path);
     bool cancelled(const volatile std::sig_atomic_t *cancel_flag) const;
 
     EngineChoice choice_;

@@ -43,7 +43,7 @@ UniqueFd open_read_only(const std::string &path) {
 FileMapping::FileMapping(int fd, std::size_t offset, std::size_t length) : length_(length) {
     void *address = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
     if (address == MAP_FAILED)
-        throw SystemError(errno, "could not map file window");
+        throw SystemError(errno, "mmap failed");
     address_ = address;
 }
 

@@ -27,6 +27,42 @@ bool ResidencyReport::cancelled(const volatile std::sig_atomic_t *cancel_flag) c
     return cancel_flag != nullptr && *cancel_flag != 0;
 }
 
+// Measures one unit of work of the segment open on fd: all of it with
+// cachestat, one window with mincore.  Returns whether the segment is done.
+bool ResidencyReport::measure_segment(int fd, const std::string &path) {
+    if (!position_.partial) {
+        struct stat file_status {};
+        if (::fstat(fd, &file_status) != 0)
+            throw SystemError(errno, "fstat failed");
+        // A directory opens read-only just fine; only files hold relation data.
+        if (!S_ISREG(file_status.st_mode))
+            throw SystemError(EISDIR, "expected a regular file");
+        SegmentResidency entry;
+        entry.path = path;
+        entry.engine = choose_engine(choice_, fd);
+        entry.size_bytes = static_cast<std::int64_t>(file_status.st_size);
+        entry.os_pages = pages_spanned(entry.size_bytes, os_page_size());
+        position_.partial = entry;
+        position_.offset = 0;
+    }
+
+    SegmentResidency &entry = *position_.partial;
+    if (entry.engine == Engine::cachestat) {
+        int failure_errno = 0;
+        std::optional<CacheCounts> counts = cachestat_range(fd, 0, entry.size_bytes, &failure_errno);
+        if (!counts) // the probe on our own file passed: EPERM here is about this file
+            throw SystemError(failure_errno, "cachestat failed");
+        entry.counts = *counts;
+        return true;
+    }
+    ByteRange window = window_at(position_.offset, entry.size_bytes, window_bytes_);
+    if (window.length > 0) {
+        entry.counts.cached += mincore_resident_pages(fd, window.offset, window.length);
+        position_.offset += window.length;
+    }
+    return position_.offset >= entry.size_bytes;
+}
+
 bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, std::int64_t segment_bytes,
                                 const volatile std::sig_atomic_t *cancel_flag) {
     if (base_path.empty())
@@ -41,7 +77,6 @@ bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, s
         position_.base_path = base_path;
     }
 
-    const std::int64_t page_size = os_page_size();
     for (;;) {
         const std::string path = segment_path(base_path, position_.segment);
         UniqueFd fd;
@@ -55,37 +90,14 @@ bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, s
             return true;
         }
 
-        if (!position_.partial) {
-            struct stat file_status {};
-            if (::fstat(fd.get(), &file_status) != 0)
-                throw SystemError(errno, "could not stat file \"" + path + "\"");
-            SegmentResidency entry;
-            entry.path = path;
-            entry.engine = choose_engine(choice_, fd.get());
-            entry.size_bytes = static_cast<std::int64_t>(file_status.st_size);
-            entry.os_pages = pages_spanned(entry.size_bytes, page_size);
-            position_.partial = entry;
-            position_.offset = 0;
-        }
-
-        SegmentResidency &entry = *position_.partial;
         bool segment_done = true;
-        if (entry.engine == Engine::cachestat) {
-            int failure_errno = 0;
-            std::optional<CacheCounts> counts = cachestat_range(fd.get(), 0, entry.size_bytes, &failure_errno);
-            if (!counts) // the probe on our own file passed: EPERM here is about this file
-                throw SystemError(failure_errno, "cachestat failed on file \"" + path + "\"");
-            entry.counts = *counts;
-        } else {
-            // One bounded window per unit of work; the flag is polled after it.
-            ByteRange window = window_at(position_.offset, entry.size_bytes, window_bytes_);
-            if (window.length > 0) {
-                entry.counts.cached += mincore_resident_pages(fd.get(), window.offset, window.length);
-                position_.offset += window.length;
-            }
-            segment_done = position_.offset >= entry.size_bytes;
+        try {
+            segment_done = measure_segment(fd.get(), path);
+        } catch (const SystemError &error) {
+            // The low-level calls do not know the file: name it for the user.
+            throw error.on_file(path);
         }
-
+        SegmentResidency &entry = *position_.partial;
         if (segment_done) {
             // md.c reads a fork until the first segment shorter than a full
             // one; zero-length files after it are inactive leftovers of a truncation.

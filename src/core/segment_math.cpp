@@ -4,16 +4,16 @@
 #include "pg_cachectl/core_errors.hpp"
 
 #include <algorithm>
+#include <cerrno>
 #include <unistd.h>
 
 namespace pg_cachectl {
 
 std::int64_t os_page_size() {
-    static const std::int64_t page_size = [] {
-        long size = ::sysconf(_SC_PAGESIZE);
-        return size > 0 ? static_cast<std::int64_t>(size) : std::int64_t{4096};
-    }();
-    return page_size;
+    static const long page_size = ::sysconf(_SC_PAGESIZE);
+    if (page_size <= 0)
+        throw SystemError(errno, "sysconf(_SC_PAGESIZE) failed");
+    return static_cast<std::int64_t>(page_size);
 }
 
 std::int64_t pages_spanned(std::int64_t bytes, std::int64_t page_size) {
