@@ -34,14 +34,14 @@ say() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 sql() { cluster_psql -q -c "$1"; }
 echo_sql() { printf '\033[2m%s\033[0m\n' "$1"; cluster_psql -q -c "$1"; }
 
-sql "CREATE EXTENSION pg_cachectl; CREATE EXTENSION pg_buffercache; CREATE EXTENSION pg_prewarm;"
-sql "CREATE VIEW shared_buffers_of AS
-     SELECT c.oid::regclass AS relation, count(b.bufferid) AS buffers,
-            pg_size_pretty(count(b.bufferid) * 8192) AS in_shared_buffers
-     FROM pg_class c LEFT JOIN pg_buffercache b
-       ON b.relfilenode = pg_relation_filenode(c.oid)
-      AND b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-     GROUP BY c.oid;"
+sql "CREATE EXTENSION pg_cachectl; CREATE EXTENSION pg_prewarm;"
+sql "CREATE VIEW both_layers AS
+     SELECT s.relation, pg_size_pretty(sum(s.buffers) * current_setting('block_size')::int) AS in_shared_buffers,
+            sum(s.dirty) AS dirty_buffers,
+            (SELECT pg_size_pretty(o.cached_bytes) FROM cachectl.os_residency_total(s.relation) o) AS in_os_cache
+     FROM pg_class c, cachectl.shared_residency(c.oid) s
+     WHERE c.relname IN ('orders', 'orders_placed_at')
+     GROUP BY s.relation ORDER BY s.relation;"
 
 say "A sample table of a few hundred MB"
 echo_sql "CREATE TABLE orders AS
@@ -59,7 +59,8 @@ echo_sql "SELECT relation, pg_size_pretty(size_bytes) AS size, pg_size_pretty(ca
                  dirty_pages, writeback_pages
           FROM cachectl.os_residency_total('orders', cascade => true);"
 say "... while shared buffers hold only what the writes left there (bulk writes use a small ring)"
-echo_sql "SELECT * FROM shared_buffers_of WHERE relation IN ('orders'::regclass, 'orders_placed_at'::regclass);"
+echo_sql "SELECT relation, fork, blocks, buffers, dirty, pinned, round(usage_count_avg::numeric, 2) AS usage_count_avg
+          FROM cachectl.shared_residency('orders', cascade => true);"
 
 say "Per fork and 1 GiB segment file:"
 echo_sql "SELECT fork, segment, path, pg_size_pretty(size_bytes) AS size, os_pages, cached_pages, dirty_pages
@@ -75,10 +76,17 @@ echo_sql "SELECT relation, pg_size_pretty(cached_bytes) AS in_os_cache FROM cach
 
 say "Load 200 MB into shared buffers with pg_prewarm: the kernel caches the same pages on the way"
 echo_sql "SELECT pg_prewarm('orders', 'buffer', 'main', 0, 25599) AS blocks_loaded;"
-echo_sql "SELECT o.relation, s.in_shared_buffers, pg_size_pretty(o.cached_bytes) AS in_os_cache
-          FROM cachectl.os_residency_total('orders') o JOIN shared_buffers_of s USING (relation);"
+echo_sql "SELECT * FROM both_layers;"
 echo "The OS cache was empty before: what it holds now came in with the buffers, so those"
 echo "pages are cached twice, once in shared buffers and once in the page cache."
+
+say "Evict the table and its index from shared buffers (dirty buffers are written first, pinned ones skipped)"
+echo_sql "UPDATE orders SET notes = 'changed' WHERE id % 1000 = 0;"
+echo_sql "SELECT * FROM both_layers;"
+echo_sql "SELECT * FROM cachectl.evict('orders', cascade => true);"
+echo_sql "SELECT * FROM both_layers;"
+echo_sql "SELECT count(*) AS changed_rows_survive FROM orders WHERE notes = 'changed';"
+echo "Shared buffers are empty for the table; the kernel still caches its pages."
 
 say "The engines agree (cachestat counts in the kernel; mincore maps the file and asks page by page)"
 echo_sql "SELECT cachectl.os_engine() AS engine, cached_pages FROM cachectl.os_residency('orders', 'main') WHERE segment = 0
