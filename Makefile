@@ -23,6 +23,7 @@ CORE_OBJS = \
 	src/core/buffer_scan.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \
+	src/core/fork_files.o \
 	src/core/os_page_cache.o \
 	src/core/posix_handles.o \
 	src/core/residency_report.o \

@@ -128,6 +128,15 @@ CACHECTL_BRIDGE_API void cachectl_residency_report_total(const cachectl_residenc
 														 cachectl_residency_counts *total) CACHECTL_NOEXCEPT;
 
 /*
+ * The size in bytes of the fork whose first segment file is base_path, from
+ * stat(2) of its segment files (see fork_files.hpp); -1 when the fork does
+ * not exist.
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_fork_size(const char *base_path, int64_t segment_bytes,
+													   int64_t *size_bytes,
+													   cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
  * A buffer-pool pass: the relation forks it looks for and what it found.
  * The shim's C loop walks the pool (it calls server functions that can
  * raise errors); for each buffer it asks match() whether the buffer's page is

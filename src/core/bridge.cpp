@@ -4,6 +4,7 @@
 
 #include "pg_cachectl/buffer_scan.hpp"
 #include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/fork_files.hpp"
 #include "pg_cachectl/posix_handles.hpp"
 #include "pg_cachectl/residency_report.hpp"
 #include "pg_cachectl/segment_math.hpp"
@@ -180,6 +181,16 @@ cachectl_status cachectl_resolve_engine(cachectl_os_engine choice, const char *p
         pg_cachectl::UniqueFd fd = pg_cachectl::open_read_only(path);
         pg_cachectl::Engine engine = pg_cachectl::choose_engine(engine_choice(choice), fd.get());
         *resolved = engine == pg_cachectl::Engine::cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
+        return CACHECTL_OK;
+    });
+}
+
+cachectl_status cachectl_fork_size(const char *base_path, int64_t segment_bytes, int64_t *size_bytes,
+                                   cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (base_path == nullptr || size_bytes == nullptr)
+            throw pg_cachectl::InvalidArgument("a path and a result are required");
+        *size_bytes = pg_cachectl::fork_size_bytes(base_path, segment_bytes).value_or(-1);
         return CACHECTL_OK;
     });
 }

@@ -17,7 +17,6 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
-#include "storage/smgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -73,21 +72,29 @@ want_locked_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_f
 	{
 		Oid			relid = set->relids[member];
 		Relation	rel;
-		SMgrRelation smgr;
 		cachectl_relation_file_key key;
 		int64		fork_blocks[CACHECTL_FORK_COUNT];
 
 		if (!OidIsValid(relid))
 			continue;
 		rel = relation_open(relid, NoLock); /* locked by the set */
-		smgr = RelationGetSmgr(rel);
 		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
 		{
-			bool		wanted = only_fork == InvalidForkNumber || fork == only_fork;
+			int64		size_bytes = -1;
 
-			fork_blocks[fork] = wanted && smgrexists(smgr, (ForkNumber) fork)
-				? (int64) smgrnblocks(smgr, (ForkNumber) fork)
-				: -1;
+			/*
+			 * Sized from the files' stat(), not smgr: smgr reopens relation
+			 * files read-write, which a report must not need.
+			 */
+			if (only_fork == InvalidForkNumber || fork == only_fork)
+			{
+				char	   *path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+
+				if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
+					cachectl_raise_core_error(&error);
+				pfree(path);
+			}
+			fork_blocks[fork] = size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
 		}
 		key.tablespace = CACHECTL_REL_TABLESPACE(rel);
 		key.database = CACHECTL_REL_DATABASE(rel);

@@ -42,7 +42,8 @@ my @checked_tables = (@pgbench_tables, 'eviction_rounds');
 # A backend killed with signal 9 is our doing; any other signal is a crash.
 my $log_trouble = qr/
 	PANIC: | TRAP: | ERROR: | refcount\ leak | checksum\ verification\ failed
-  | invalid\ page | could\ not\ (?:read|write|fsync) | unexpected\ data\ beyond\ EOF
+  | page\ verification\ failed | invalid\ page
+  | could\ not\ (?:read|write|fsync) | unexpected\ data\ beyond\ EOF
   | was\ terminated\ by\ signal\ (?!9:)
 /x;
 
@@ -169,7 +170,7 @@ sub evictor_backend
 		@backend = split /\|/, scalar_query(
 			qq{
 SELECT pid, state, coalesce(wait_event, '-'),
-       coalesce(substring(query FROM 'cachectl\.\w+'), '-')
+       coalesce(substring(query FROM 'cachectl[.][a-z_]+'), '-')
   FROM pg_stat_activity WHERE application_name = '$evictor_name'});
 		last if @backend && $backend[1] eq 'active' && $backend[2] !~ /^WAL/;
 	}

@@ -1,0 +1,32 @@
+// fork_files.cpp — a fork's size from the sizes of its segment files.
+#include "pg_cachectl/fork_files.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/segment_math.hpp"
+
+#include <cerrno>
+#include <sys/stat.h>
+
+namespace pg_cachectl {
+
+std::optional<std::int64_t> fork_size_bytes(const std::string &base_path, std::int64_t segment_bytes) {
+    if (segment_bytes <= 0)
+        throw InvalidArgument("the segment size must be positive");
+    std::int64_t total = 0;
+    for (int segment = 0;; ++segment) {
+        const std::string path = segment_path(base_path, segment);
+        struct stat file_status {};
+        if (::stat(path.c_str(), &file_status) != 0) {
+            if (errno != ENOENT)
+                throw SystemError(errno, "stat failed").on_file(path);
+            if (segment == 0)
+                return std::nullopt;
+            return total;
+        }
+        total += static_cast<std::int64_t>(file_status.st_size);
+        if (file_status.st_size < segment_bytes)
+            return total;
+    }
+}
+
+} // namespace pg_cachectl
