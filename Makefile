@@ -12,6 +12,7 @@ PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache
 SHIM_OBJS = \
 	src/pg/pg_cachectl.o \
 	src/pg/core_errors.o \
+	src/pg/core_ownership.o \
 	src/pg/relation_set.o \
 	src/pg/os_residency.o \
 	src/pg/buffer_eviction.o \

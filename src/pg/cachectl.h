@@ -14,6 +14,10 @@ extern int	cachectl_os_engine_setting;
 /* Raise the error a core call reported; never returns. */
 extern void cachectl_raise_core_error(const cachectl_error *error) pg_attribute_noreturn();
 
+/* Frees a core object (with free_object) when owner is reset or deleted. */
+extern void cachectl_free_with_context(MemoryContext owner, void (*free_object) (void *),
+									   void *object);
+
 /* The segment size of every relation fork, in bytes. */
 #define CACHECTL_SEGMENT_BYTES ((int64) RELSEG_SIZE * BLCKSZ)
 

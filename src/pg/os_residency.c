@@ -34,9 +34,9 @@ probe_os_engine(void)
 }
 
 static void
-free_report_callback(void *arg)
+free_report(void *report)
 {
-	cachectl_residency_report_free((cachectl_residency_report *) arg);
+	cachectl_residency_report_free((cachectl_residency_report *) report);
 }
 
 /* A report freed with the given memory context, on success or error alike. */
@@ -45,7 +45,6 @@ create_report(MemoryContext owner)
 {
 	cachectl_error error = {0};
 	cachectl_residency_report *report;
-	MemoryContextCallback *callback;
 
 	probe_os_engine();
 	report = cachectl_residency_report_create((cachectl_os_engine) cachectl_os_engine_setting,
@@ -53,10 +52,7 @@ create_report(MemoryContext owner)
 	if (report == NULL)
 		cachectl_raise_core_error(&error);
 
-	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
-	callback->func = free_report_callback;
-	callback->arg = report;
-	MemoryContextRegisterResetCallback(owner, callback);
+	cachectl_free_with_context(owner, free_report, report);
 	return report;
 }
 

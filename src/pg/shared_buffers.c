@@ -40,9 +40,9 @@ PG_FUNCTION_INFO_V1(pg_cachectl_evict_all);
 #define TOTALS_COLUMNS 3
 
 static void
-free_scan_callback(void *arg)
+free_scan(void *scan)
 {
-	cachectl_buffer_scan_free((cachectl_buffer_scan *) arg);
+	cachectl_buffer_scan_free((cachectl_buffer_scan *) scan);
 }
 
 /* A scan freed with the given memory context, on success or error alike. */
@@ -51,14 +51,10 @@ create_scan(MemoryContext owner)
 {
 	cachectl_error error = {0};
 	cachectl_buffer_scan *scan = cachectl_buffer_scan_create(&error);
-	MemoryContextCallback *callback;
 
 	if (scan == NULL)
 		cachectl_raise_core_error(&error);
-	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
-	callback->func = free_scan_callback;
-	callback->arg = scan;
-	MemoryContextRegisterResetCallback(owner, callback);
+	cachectl_free_with_context(owner, free_scan, scan);
 	return scan;
 }
 
