@@ -11,8 +11,15 @@
 /* cachectl.os_engine: how OS page-cache residency is measured */
 extern int	cachectl_os_engine_setting;
 
-/* Raise the error a core call reported; never returns. */
+/*
+ * Raise the error a core call reported; never returns.  (PostgreSQL 18
+ * replaced the postfix pg_attribute_noreturn() with a prefix pg_noreturn.)
+ */
+#if PG_VERSION_NUM >= 180000
+pg_noreturn extern void cachectl_raise_core_error(const cachectl_error *error);
+#else
 extern void cachectl_raise_core_error(const cachectl_error *error) pg_attribute_noreturn();
+#endif
 
 /* Frees a core object (with free_object) when owner is reset or deleted. */
 extern void cachectl_free_with_context(MemoryContext owner, void (*free_object) (void *),
