@@ -31,7 +31,7 @@
 # Settings (environment): REPS (rounds per case of part 1, default 5),
 # MANY_REPS (rounds per case of part 2, default 3), REL_BLOCKS (size of t,
 # default 131072 = 1 GiB), MANY_TABLES (default 1000), EMPTY_PASSES (calls
-# timed on an empty pool slice, default 20), SHARED_BUFFERS (default 2GB),
+# timed on an empty pool slice, default 100), SHARED_BUFFERS (default 2GB),
 # PG_CONFIG, TMPDIR.  Run as root (the cluster runs as postgres) or as the
 # postgres user.
 set -euo pipefail
@@ -47,7 +47,7 @@ MANY_REPS=${MANY_REPS:-3}
 REL_BLOCKS=${REL_BLOCKS:-131072}
 MANY_TABLES=${MANY_TABLES:-1000}
 MANY_BLOCKS=8
-EMPTY_PASSES=${EMPTY_PASSES:-20}
+EMPTY_PASSES=${EMPTY_PASSES:-100}
 SHARED_BUFFERS=${SHARED_BUFFERS:-2GB}
 GOAL_MANY=30      # evict_relations at least this many times faster than N evict calls
 GOAL_CORE=1.5     # ours at most this many times core 18's time per buffer
@@ -79,7 +79,8 @@ check() {   # check CONDITION(awk) MESSAGE
 
 now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
 calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
-median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+# median "V1 V2 ..." — the median of space-separated numbers
+median() { tr -s ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 sql() { cluster_psql -d postgres -At -q "$@"; }
 
 # ---------------------------------------------------------------------------
@@ -177,25 +178,33 @@ CREATE FUNCTION bench_many() RETURNS regclass[] LANGUAGE sql STABLE AS $$
 $$;
 
 -- Shared buffers held by the many tables (any fork), by pg_buffercache.
+-- (A plain join can be planned as a nested loop over pg_class for each of
+-- the 262,144 buffers: tens of seconds.  The IN list is hashed.)
 CREATE FUNCTION bench_many_buffers(OUT buffers int8, OUT dirty int8)
 LANGUAGE sql AS $$
     SELECT count(*), count(*) FILTER (WHERE b.isdirty)
       FROM pg_buffercache b
-      JOIN pg_class c ON c.relfilenode = b.relfilenode
      WHERE b.reldatabase = (SELECT oid FROM pg_database WHERE datname = current_database())
-       AND c.relnamespace = 'many'::regnamespace
+       AND b.relfilenode IN (SELECT c.relfilenode FROM pg_class c
+                              WHERE c.relnamespace = 'many'::regnamespace)
 $$;
 SQL
 
-# Timed eviction queries.
+# Timed eviction queries ($1 is a parameter of the query, not a shell variable).
+# shellcheck disable=SC2016
 Q_OURS='SELECT coalesce(sum(buffers_evicted), 0), coalesce(sum(buffers_flushed), 0), coalesce(sum(buffers_skipped), 0) FROM cachectl.evict($1[1])'
+# shellcheck disable=SC2016
 Q_CORE='SELECT coalesce(sum(buffers_evicted), 0), coalesce(sum(buffers_flushed), 0), coalesce(sum(buffers_skipped), 0) FROM pg_buffercache_evict_relation($1[1])'
+# shellcheck disable=SC2016
 Q_LIST='SELECT coalesce(sum(buffers_evicted), 0), coalesce(sum(buffers_flushed), 0), coalesce(sum(buffers_skipped), 0) FROM cachectl.evict_relations($1, cascade => false)'
+# shellcheck disable=SC2016
 Q_CORE_EACH='SELECT coalesce(sum(buffers_evicted), 0), coalesce(sum(buffers_flushed), 0), coalesce(sum(buffers_skipped), 0) FROM unnest($1) r, pg_buffercache_evict_relation(r)'
 
 NBUFFERS=$(sql -c "SELECT setting FROM pg_settings WHERE name = 'shared_buffers'")
 LOCK_BATCH=$(sql -c "SELECT current_setting('max_locks_per_transaction')::int
-    * (current_setting('max_connections')::int + current_setting('autovacuum_max_workers')::int + 1
+    * (current_setting('max_connections')::int
+       + coalesce(current_setting('autovacuum_worker_slots', true),
+                  current_setting('autovacuum_max_workers'))::int + 1
        + current_setting('max_worker_processes')::int + current_setting('max_wal_senders')::int
        + current_setting('max_prepared_transactions')::int) / 4")
 FS_TYPE=$(findmnt -n -o FSTYPE --target "$DATA" 2>/dev/null || stat -f -c %T "$DATA")
@@ -223,8 +232,17 @@ SQL
 wait $!
 t1=$(now_us)
 T_BLOCKS=$(sql -c "SELECT pg_relation_size('t') / current_setting('block_size')::int")
-say "  t: $T_BLOCKS blocks ($(calc "$T_BLOCKS * 8192 / 1073741824") GiB) in $(calc "($t1 - $t0) / 1e6") s, $(calc "100 * $T_BLOCKS / $NBUFFERS")% of the pool"
+T_SIZE="$(calc "$T_BLOCKS * 8192 / 1073741824") GiB"
+say "  t: $T_BLOCKS blocks ($T_SIZE) in $(calc "($t1 - $t0) / 1e6") s, $(calc "100 * $T_BLOCKS / $NBUFFERS")% of the pool"
 check "$T_BLOCKS == $REL_BLOCKS" "t has $T_BLOCKS blocks, expected $REL_BLOCKS"
+# t's files, every fork and segment: synced before each dirty round, so that
+# the kernel's writeback of the previous round does not compete with it.
+T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
+T_FILES=()
+for f in "$T_PATH" "$T_PATH".[0-9]* "$T_PATH"_*; do
+    [ -e "$f" ] && T_FILES+=("$f")
+done
+sync_t() { sync "${T_FILES[@]}"; }
 # untimed warm-up: leaves no page of t (any fork) in shared buffers
 sql -c "SELECT sum(buffers_evicted) FROM cachectl.evict('t')" >/dev/null
 
@@ -268,6 +286,7 @@ for case in clean dirty; do
     for tool in "${TOOLS[@]}"; do MS[$tool,$case]='' PW[$tool,$case]='' BUF[$tool,$case]=''; done
     for ((round = 1; round <= REPS; round++)); do
         for tool in "${TOOLS[@]}"; do
+            [ "$case" = dirty ] && sync_t
             read -r pw prep bb bd bp ms ev fl sk ab <<<"$(big_round "$tool" "$case")"
             if [ "$tool" = ours ]; then label="cachectl.evict('t')"; else label="pg_buffercache_evict_relation('t')"; fi
             printf '    round %d %-36s prewarm %7.1f ms%s | before: %6d buffers %6d dirty | %8.1f ms, %6d evicted %6d flushed %d skipped, %.3f us/buffer | after: %d buffers\n' \
@@ -280,12 +299,33 @@ for case in clean dirty; do
                 check "$bd >= 0.99 * $bb" "$tool/$case round $round: only $bd of $bb buffers dirty"
                 check "$fl == $bd" "$tool/$case round $round: $fl flushed, $bd were dirty"
             fi
+            check "$bp == 0" "$tool/$case round $round: $bp buffers pinned before eviction"
             check "$ev == $bb && $sk == 0" "$tool/$case round $round: evicted $ev, skipped $sk of $bb"
             check "$ab == 0" "$tool/$case round $round: $ab buffers left after eviction"
             MS[$tool,$case]+=" $ms" PW[$tool,$case]+=" $pw" BUF[$tool,$case]=$ev
         done
     done
 done
+
+t0=$(now_us)
+sync_t
+t1=$(now_us)
+say ""
+say "  sync of t's files after the last dirty round: $(calc "($t1 - $t0) / 1e6") s (untimed; keeps writeback out of what follows)"
+
+# Profile of the dirty case: what writing the pages costs the OS alone.  A
+# flush before eviction is one 8 KB pwrite() over a cached page of the
+# relation's file; dd does the same number of 8 KB writes over the cached
+# pages of a file of the same size, on the same file system.
+dd if=/dev/zero of="$WORK/write-anchor" bs=8k count="$T_BLOCKS" status=none
+sync "$WORK/write-anchor"
+t0=$(now_us)
+dd if=/dev/zero of="$WORK/write-anchor" bs=8k count="$T_BLOCKS" conv=notrunc status=none
+t1=$(now_us)
+DD_MS=$(calc "($t1 - $t0) / 1000")
+sync "$WORK/write-anchor"
+rm -f "$WORK/write-anchor"
+say "  OS alone: $T_BLOCKS x 8 KB write() over cached pages of a $T_SIZE file (dd): $(calc "$DD_MS") ms, $(calc "1000 * $DD_MS / $T_BLOCKS") us per block"
 
 # Profile: the fixed cost of one call, i.e. one pass over every descriptor
 # with nothing to evict (t is not in shared buffers any more).
@@ -305,7 +345,6 @@ END $$;
 SELECT current_setting('bench.ms');
 SQL
 )
-say ""
 say "  one cachectl.evict('t') call with nothing to evict (a bare pass over $NBUFFERS descriptors): $(calc "$EMPTY_MS") ms (mean of $EMPTY_PASSES)"
 
 # ---------------------------------------------------------------------------
@@ -329,12 +368,12 @@ CHECKPOINT;
 SQL
 t1=$(now_us)
 IFS='|' read -r m_count m_blocks m_min m_max <<<"$(sql -c "
-    SELECT count(*), sum(pg_relation_size(r)) / 8192, min(pg_relation_size(r)) / 8192,
+    SELECT count(*), sum(pg_relation_size(r))::bigint / 8192, min(pg_relation_size(r)) / 8192,
            max(pg_relation_size(r)) / 8192 FROM unnest(bench_many()) r")"
 say "  $m_count tables, $m_blocks blocks (min $m_min, max $m_max per table) in $(calc "($t1 - $t0) / 1e6") s"
 check "$m_count == $MANY_TABLES && $m_min == $MANY_BLOCKS && $m_max == $MANY_BLOCKS" \
     "expected $MANY_TABLES tables of $MANY_BLOCKS blocks"
-say "  evict_relations locks its set in batches of $LOCK_BATCH relations (max_locks_per_transaction x backends / 4): $(( (MANY_TABLES + LOCK_BATCH - 1) / LOCK_BATCH )) pass(es) for $MANY_TABLES tables"
+say "  evict_relations locks its set in batches of about $LOCK_BATCH relations (max_locks_per_transaction x backends / 4): $(( (MANY_TABLES + LOCK_BATCH - 1) / LOCK_BATCH )) pass(es) for $MANY_TABLES tables"
 # untimed warm-up: the free space maps the inserts left in shared buffers go
 sql -c "SELECT sum(buffers_evicted) FROM cachectl.evict_relations(bench_many())" >/dev/null
 
@@ -423,36 +462,39 @@ fi
 say ""
 say "4. summary (medians; us/buffer = total / buffers evicted)"
 ROWFMT='%-46s %6s %8s %10s %10s %9s %-26s %s\n'
+# shellcheck disable=SC2059  # one format for every row, on purpose
 printf "$ROWFMT" case calls buffers 'total ms' 'us/buffer' ratio goal result
 line=$(printf '%.0s-' {1..126})
 say "$line"
+# shellcheck disable=SC2059
 row() { printf "$ROWFMT" "$@"; }
 per_buffer() { calc "$2 > 0 ? 1000 * $1 / $2 : 0"; }
 verdict() { if [ "$(calc "($1) ? 1 : 0")" = 1 ]; then echo PASS; else echo MISS; fi; }
 fmt() { calc "sprintf(\"%.${2:-1}f\", $1)"; }
 
 for case in clean dirty; do
-    ours_ms=$(median ${MS[ours,$case]})
+    ours_ms=$(median "${MS[ours,$case]}")
     ours_us=$(per_buffer "$ours_ms" "${BUF[ours,$case]}")
     if [ "$HAVE_CORE" = 1 ]; then
-        core_ms=$(median ${MS[core,$case]})
+        core_ms=$(median "${MS[core,$case]}")
         core_us=$(per_buffer "$core_ms" "${BUF[core,$case]}")
         ratio=$(calc "$ours_us / $core_us")
-        row "1 GiB $case: cachectl.evict('t')" 1 "${BUF[ours,$case]}" "$(fmt "$ours_ms")" "$(fmt "$ours_us" 3)" \
+        row "$T_SIZE $case: cachectl.evict('t')" 1 "${BUF[ours,$case]}" "$(fmt "$ours_ms")" "$(fmt "$ours_us" 3)" \
             "$(fmt "$ratio" 2)x" "ours/core <= ${GOAL_CORE}x" "$(verdict "$ratio <= $GOAL_CORE")"
-        row "1 GiB $case: pg_buffercache_evict_relation" 1 "${BUF[core,$case]}" "$(fmt "$core_ms")" "$(fmt "$core_us" 3)" \
+        row "$T_SIZE $case: pg_buffercache_evict_relation" 1 "${BUF[core,$case]}" "$(fmt "$core_ms")" "$(fmt "$core_us" 3)" \
             '1.00x' '(PostgreSQL 18 core)' ''
     else
-        row "1 GiB $case: cachectl.evict('t')" 1 "${BUF[ours,$case]}" "$(fmt "$ours_ms")" "$(fmt "$ours_us" 3)" \
+        row "$T_SIZE $case: cachectl.evict('t')" 1 "${BUF[ours,$case]}" "$(fmt "$ours_ms")" "$(fmt "$ours_us" 3)" \
             '-' "ours/core <= ${GOAL_CORE}x" 'skipped (no PG 18)'
     fi
 done
-pw_ms=$(median ${PW[ours,clean]} ${PW[ours,dirty]})
-row "1 GiB: pg_prewarm('t', 'buffer') (anchor)" 1 "$T_BLOCKS" "$(fmt "$pw_ms")" "$(fmt "$(per_buffer "$pw_ms" "$T_BLOCKS")" 3)" '-' '(scale: loading it)' ''
+pw_ms=$(median "${PW[ours,clean]} ${PW[ours,dirty]}")
+row "$T_SIZE: pg_prewarm('t', 'buffer') (anchor)" 1 "$T_BLOCKS" "$(fmt "$pw_ms")" "$(fmt "$(per_buffer "$pw_ms" "$T_BLOCKS")" 3)" '-' '(scale: loading it)' ''
+row "$T_SIZE: 8 KB writes, dd (OS anchor)" "$T_BLOCKS" "$T_BLOCKS" "$(fmt "$DD_MS")" "$(fmt "$(per_buffer "$DD_MS" "$T_BLOCKS")" 3)" '-' '(scale: flushing it)' ''
 row "bare pass: cachectl.evict, nothing resident" 1 0 "$(fmt "$EMPTY_MS" 2)" '-' '-' "($NBUFFERS descriptors)" ''
 
-list_ms=$(median ${MMS[list]})
-each_ms=$(median ${MMS[each]})
+list_ms=$(median "${MMS[list]}")
+each_ms=$(median "${MMS[each]}")
 many_ratio=$(calc "$each_ms / $list_ms")
 row "$MANY_TABLES tables: evict_relations, 1 call" 1 "${MBUF[list]}" "$(fmt "$list_ms")" \
     "$(fmt "$(per_buffer "$list_ms" "${MBUF[list]}")" 3)" "$(fmt "$many_ratio")x" ">= ${GOAL_MANY}x faster than loop" \
@@ -462,14 +504,18 @@ row "$MANY_TABLES tables: evict, $MANY_TABLES calls in server" "$MANY_TABLES" "$
 row "$MANY_TABLES tables: evict, $MANY_TABLES calls from psql" "$MANY_TABLES" "$PS_BEFORE" "$(fmt "$PS_MS")" \
     "$(fmt "$(per_buffer "$PS_MS" "$PS_BEFORE")" 3)" "$(fmt "$PS_MS / $list_ms")x" '(info, 1 run, wall clock)' ''
 if [ "$HAVE_CORE" = 1 ]; then
-    core_each_ms=$(median ${MMS[core_each]})
+    core_each_ms=$(median "${MMS[core_each]}")
     row "$MANY_TABLES tables: core evict_relation x$MANY_TABLES" "$MANY_TABLES" "${MBUF[core_each]}" "$(fmt "$core_each_ms")" \
         "$(fmt "$(per_buffer "$core_each_ms" "${MBUF[core_each]}")" 3)" "$(fmt "$core_each_ms / $list_ms")x" '(PostgreSQL 18 core)' ''
 fi
 say "$line"
 say "ratio: on t, our time per buffer / core 18's; on the $MANY_TABLES tables, the row's time / evict_relations' time"
-say "profile: a bare pass costs $(fmt "$EMPTY_MS" 2) ms ($(fmt "1e6 * $EMPTY_MS / $NBUFFERS" 2) ns per descriptor), so $MANY_TABLES calls cost at least $(fmt "$MANY_TABLES * $EMPTY_MS" 0) ms in passes;"
-say "         with nothing to evict, $MANY_TABLES evict() calls took $(fmt "$EACH_EMPTY_MS" 0) ms and one evict_relations() $(fmt "$LIST_EMPTY_MS" 1) ms"
+say "profile:"
+say "  a bare pass over the pool: $(fmt "$EMPTY_MS" 2) ms ($(fmt "1e6 * $EMPTY_MS / $NBUFFERS" 2) ns per descriptor); $MANY_TABLES of them: $(fmt "$MANY_TABLES * $EMPTY_MS" 0) ms"
+say "  with nothing to evict: $MANY_TABLES evict() calls $(fmt "$EACH_EMPTY_MS" 0) ms ($(fmt "$EACH_EMPTY_MS / $MANY_TABLES" 2) ms per call); one evict_relations() $(fmt "$LIST_EMPTY_MS" 1) ms"
+say "  so evict_relations spends about $(fmt "$LIST_EMPTY_MS" 1) ms on its one pass, relation set and locks, $(fmt "$list_ms - $LIST_EMPTY_MS" 1) ms on the $MANY_EXPECTED evictions;"
+say "  the loop is its $MANY_TABLES passes (memory-bound, they vary by about 25% from run to run on a busy 2-CPU machine)"
+say "  t, per buffer: clean $(fmt "$(per_buffer "$(median "${MS[ours,clean]}")" "${BUF[ours,clean]}")" 3) us; dirty $(fmt "$(per_buffer "$(median "${MS[ours,dirty]}")" "${BUF[ours,dirty]}")" 3) us, of which an 8 KB write() alone costs the OS $(fmt "1000 * $DD_MS / $T_BLOCKS" 3) us (dd)"
 [ "$HAVE_CORE" = 1 ] || say "PostgreSQL 18 comparison skipped: $CORE_NOTE"
 
 if [ "$CHECK_FAILURES" -gt 0 ]; then

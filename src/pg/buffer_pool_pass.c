@@ -58,6 +58,9 @@ buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action)
 
 		CHECK_FOR_INTERRUPTS();
 
+		/* unlocked filters, repeated under the spinlock below */
+		if ((pg_atomic_read_u32(&desc->state) & BM_TAG_VALID) == 0)
+			continue;
 		unlocked_tag = desc->tag;
 		if (wanted_slot(scan, &unlocked_tag) < 0)
 			continue;
