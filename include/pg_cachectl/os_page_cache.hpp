@@ -27,6 +27,16 @@ enum class CachestatSupport { available, missing, filtered };
 // means); throws SystemError for any other failure.
 std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int64_t length, int *failure_errno);
 
+// The cachestat system call itself (returns 0, or -1 with errno set).  Tests
+// replace it to play a kernel without cachestat, or one behind a seccomp
+// filter; set_cachestat_call(nullptr) restores the real one.  Returns the
+// call that was in place.
+using CachestatCall = long (*)(int fd, const void *range, void *stat);
+CachestatCall set_cachestat_call(CachestatCall call);
+
+// Forgets the remembered probe result (tests only: the server probes once).
+void forget_cachestat_support();
+
 // What cachestat can do here, probed on a file the caller owns: ENOSYS means
 // the kernel lacks it, EPERM on one's own file means a seccomp filter.
 CachestatSupport probe_cachestat_on(int fd);

@@ -44,6 +44,20 @@ constexpr long overlayfs_magic = 0x794c7630;
 // 0 = not probed; otherwise 1 + CachestatSupport.
 std::atomic<int> remembered_support{0};
 
+long real_cachestat(int fd, const void *range, void *stat) {
+#ifdef SYS_cachestat
+    return ::syscall(SYS_cachestat, fd, range, stat, 0);
+#else
+    (void)fd;
+    (void)range;
+    (void)stat;
+    errno = ENOSYS;
+    return -1;
+#endif
+}
+
+std::atomic<CachestatCall> cachestat_call{&real_cachestat};
+
 } // namespace
 
 CacheCounts &CacheCounts::operator+=(const CacheCounts &other) {
@@ -60,12 +74,11 @@ std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int
         *failure_errno = 0;
     if (offset < 0 || length < 0)
         throw InvalidArgument("cachestat range must not be negative");
-#ifdef SYS_cachestat
     if (length == 0)
         return CacheCounts{}; // the kernel reads len 0 as "to the end of the file"
     KernelCachestatRange range{static_cast<std::uint64_t>(offset), static_cast<std::uint64_t>(length)};
     KernelCachestat stat{};
-    if (::syscall(SYS_cachestat, fd, &range, &stat, 0) == 0) {
+    if (cachestat_call.load()(fd, &range, &stat) == 0) {
         CacheCounts counts;
         counts.cached = static_cast<std::int64_t>(stat.nr_cache);
         counts.dirty = static_cast<std::int64_t>(stat.nr_dirty);
@@ -75,9 +88,6 @@ std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int
         return counts;
     }
     int error_number = errno;
-#else
-    int error_number = ENOSYS;
-#endif
     if (error_number == ENOSYS || error_number == EPERM) {
         if (failure_errno != nullptr)
             *failure_errno = error_number;
@@ -85,6 +95,12 @@ std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int
     }
     throw SystemError(error_number, "cachestat failed");
 }
+
+CachestatCall set_cachestat_call(CachestatCall call) {
+    return cachestat_call.exchange(call != nullptr ? call : &real_cachestat);
+}
+
+void forget_cachestat_support() { remembered_support.store(0); }
 
 CachestatSupport probe_cachestat_on(int fd) {
     int failure_errno = 0;
