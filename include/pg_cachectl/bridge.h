@@ -224,7 +224,7 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_resolve_engine(cachectl_os_engine c
 															cachectl_os_engine *resolved,
 															cachectl_error *error) CACHECTL_NOEXCEPT;
 
-/* The kernel's page size (sysconf), the unit of every page count. */
+/* The kernel's page size (sysconf), the unit of every page count; -1 if unknown. */
 CACHECTL_BRIDGE_API int64_t cachectl_os_page_size(void) CACHECTL_NOEXCEPT;
 
 CACHECTL_BRIDGE_API const char *cachectl_engine_name(cachectl_os_engine engine) CACHECTL_NOEXCEPT;

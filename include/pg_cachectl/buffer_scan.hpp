@@ -45,7 +45,8 @@ class BufferScan {
   public:
     // Wants the forks of a relation whose blocks entry is >= 0.  The same
     // file key may be wanted twice (the forks are merged).  Call before seal().
-    void want(const RelationFileKey &key, std::uint32_t relation_id, const std::array<std::int64_t, fork_count> &blocks);
+    void want(const RelationFileKey &key, std::uint32_t relation_id,
+              const std::array<std::int64_t, fork_count> &blocks);
 
     // Sorts the wanted set; match() works only after this.
     void seal();

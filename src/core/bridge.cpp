@@ -35,7 +35,8 @@ void set_error(cachectl_error *error, cachectl_status status, int saved_errno, c
     std::snprintf(error->message, sizeof error->message, "%s", message);
 }
 
-template <typename Body> cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
+template <typename Body>
+cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
     try {
         return body();
     } catch (const pg_cachectl::SystemError &e) {
@@ -204,7 +205,9 @@ cachectl_buffer_scan *cachectl_buffer_scan_create(cachectl_error *error) noexcep
     return created;
 }
 
-void cachectl_buffer_scan_free(cachectl_buffer_scan *scan) noexcept { std::unique_ptr<cachectl_buffer_scan> owned(scan); }
+void cachectl_buffer_scan_free(cachectl_buffer_scan *scan) noexcept {
+    std::unique_ptr<cachectl_buffer_scan> owned(scan);
+}
 
 cachectl_status cachectl_buffer_scan_want(cachectl_buffer_scan *scan, const cachectl_relation_file_key *key,
                                           uint32_t relation_id, const int64_t fork_blocks[CACHECTL_FORK_COUNT],
@@ -289,7 +292,13 @@ bool cachectl_buffer_scan_row(const cachectl_buffer_scan *scan, size_t index, ca
     return true;
 }
 
-int64_t cachectl_os_page_size() noexcept { return pg_cachectl::os_page_size(); }
+int64_t cachectl_os_page_size() noexcept {
+    try {
+        return pg_cachectl::os_page_size();
+    } catch (...) {
+        return -1; // sysconf failed: the shim reports it
+    }
+}
 
 const char *cachectl_engine_name(cachectl_os_engine engine) noexcept {
     switch (engine) {

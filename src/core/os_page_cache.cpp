@@ -100,7 +100,9 @@ CachestatCall set_cachestat_call(CachestatCall call) {
     return cachestat_call.exchange(call != nullptr ? call : &real_cachestat);
 }
 
-void forget_cachestat_support() { remembered_support.store(0); }
+void forget_cachestat_support() {
+    remembered_support.store(0);
+}
 
 CachestatSupport probe_cachestat_on(int fd) {
     int failure_errno = 0;

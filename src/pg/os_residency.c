@@ -33,6 +33,16 @@ probe_os_engine(void)
 	(void) cachectl_probe_cachestat("PG_VERSION");
 }
 
+static int64
+os_page_size(void)
+{
+	int64		page_size = cachectl_os_page_size();
+
+	if (page_size <= 0)
+		elog(ERROR, "could not read the kernel's page size");
+	return page_size;
+}
+
 static void
 free_report(void *report)
 {
@@ -193,7 +203,7 @@ pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 	MemoryContext caller_context;
 	cachectl_residency_report *report;
 	RelationSet *set;
-	int64		page_size = cachectl_os_page_size();
+	int64		page_size = os_page_size();
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
@@ -266,5 +276,5 @@ pg_cachectl_os_engine(PG_FUNCTION_ARGS)
 Datum
 pg_cachectl_os_page_size(PG_FUNCTION_ARGS)
 {
-	PG_RETURN_INT64(cachectl_os_page_size());
+	PG_RETURN_INT64(os_page_size());
 }

@@ -34,7 +34,9 @@ inline std::int64_t page_size() {
     return size;
 }
 
-inline std::int64_t pages_of(std::int64_t bytes) { return (bytes + page_size() - 1) / page_size(); }
+inline std::int64_t pages_of(std::int64_t bytes) {
+    return (bytes + page_size() - 1) / page_size();
+}
 
 inline std::string test_directory() {
     const char *configured = std::getenv("CACHECTL_TEST_DIR");
@@ -43,7 +45,9 @@ inline std::string test_directory() {
     return std::filesystem::current_path().string();
 }
 
-inline std::string errno_text() { return std::strerror(errno); }
+inline std::string errno_text() {
+    return std::strerror(errno);
+}
 
 inline long filesystem_type(int fd) {
     struct statfs info {};
@@ -171,8 +175,7 @@ class TempFile {
     void read_range(std::int64_t offset, std::int64_t length) {
         std::vector<char> buffer(std::size_t{1} << 20);
         while (length > 0) {
-            const std::size_t wanted =
-                static_cast<std::size_t>(std::min<std::int64_t>(length, buffer.size()));
+            const std::size_t wanted = static_cast<std::size_t>(std::min<std::int64_t>(length, buffer.size()));
             const ssize_t got = ::pread(fd_, buffer.data(), wanted, offset);
             if (got < 0 && errno == EINTR)
                 continue;

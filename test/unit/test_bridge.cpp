@@ -26,9 +26,7 @@ using test::TempDirectory;
 using test::TempFile;
 
 struct ReportFree {
-    void operator()(cachectl_residency_report *report) const noexcept {
-        cachectl_residency_report_free(report);
-    }
+    void operator()(cachectl_residency_report *report) const noexcept { cachectl_residency_report_free(report); }
 };
 using ReportHandle = std::unique_ptr<cachectl_residency_report, ReportFree>;
 
@@ -54,8 +52,8 @@ struct RowSnapshot {
 
 std::ostream &operator<<(std::ostream &out, const RowSnapshot &row) {
     return out << "{" << row.fork_number << "/" << row.segment << " " << row.path << " engine " << row.engine
-               << " size " << row.size_bytes << " pages " << row.os_pages << " cached " << row.cached
-               << " dirty " << row.dirty << " writeback " << row.writeback << "}";
+               << " size " << row.size_bytes << " pages " << row.os_pages << " cached " << row.cached << " dirty "
+               << row.dirty << " writeback " << row.writeback << "}";
 }
 
 std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
@@ -72,7 +70,9 @@ std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
     return rows;
 }
 
-std::int64_t segment_bytes() { return 64 * page_size(); }
+std::int64_t segment_bytes() {
+    return 64 * page_size();
+}
 
 // A fork of two full segments (the second dropped from the cache) and a
 // short, cached third one.
@@ -98,8 +98,7 @@ cachectl_os_engine automatic_engine_for(int fd) {
 }
 
 TEST_CASE("bridge: reports are created for each engine and freed", "[bridge]") {
-    for (cachectl_os_engine engine :
-         {CACHECTL_ENGINE_AUTO, CACHECTL_ENGINE_CACHESTAT, CACHECTL_ENGINE_MINCORE}) {
+    for (cachectl_os_engine engine : {CACHECTL_ENGINE_AUTO, CACHECTL_ENGINE_CACHESTAT, CACHECTL_ENGINE_MINCORE}) {
         ReportHandle report = create_report(engine);
         CHECK(cachectl_residency_report_row_count(report.get()) == 0);
         cachectl_residency_counts total{};
@@ -123,8 +122,8 @@ TEST_CASE("bridge: a fork whose file is missing is OK with no row", "[bridge]") 
     ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
     volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, dir.file("16384").c_str(), segment_bytes(),
-                                              &cancel, &error) == CACHECTL_OK);
+    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, dir.file("16384").c_str(), segment_bytes(), &cancel,
+                                              &error) == CACHECTL_OK);
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
     cachectl_segment_row row{};
     CHECK_FALSE(cachectl_residency_report_row(report.get(), 0, &row));
@@ -135,8 +134,8 @@ void check_file_error(cachectl_os_engine engine, const std::string &path, int ex
     ReportHandle report = create_report(engine);
     volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel,
-                                              &error) == CACHECTL_FILE_ERROR);
+    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel, &error) ==
+          CACHECTL_FILE_ERROR);
     CHECK(error.status == CACHECTL_FILE_ERROR);
     if (expected_errno != 0)
         CHECK(error.saved_errno == expected_errno);
@@ -175,16 +174,16 @@ TEST_CASE("bridge: impossible arguments are refused", "[bridge]") {
 
     SECTION("a segment size that is not positive") {
         const std::int64_t bad_size = GENERATE(std::int64_t{0}, std::int64_t{-1}, INT64_MIN);
-        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), bad_size, &cancel,
-                                                  &error) == CACHECTL_INVALID_ARGUMENT);
+        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), bad_size, &cancel, &error) ==
+              CACHECTL_INVALID_ARGUMENT);
     }
     SECTION("no path") {
-        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, nullptr, segment_bytes(), &cancel,
-                                                  &error) == CACHECTL_INVALID_ARGUMENT);
+        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, nullptr, segment_bytes(), &cancel, &error) ==
+              CACHECTL_INVALID_ARGUMENT);
     }
     SECTION("no report") {
-        CHECK(cachectl_residency_report_scan_fork(nullptr, 0, fork.base_path.c_str(), segment_bytes(),
-                                                  &cancel, &error) == CACHECTL_INVALID_ARGUMENT);
+        CHECK(cachectl_residency_report_scan_fork(nullptr, 0, fork.base_path.c_str(), segment_bytes(), &cancel,
+                                                  &error) == CACHECTL_INVALID_ARGUMENT);
     }
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
     CHECK(std::strlen(error.message) > 0);
@@ -203,8 +202,8 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
     ReportHandle report = create_report(engine);
     volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    REQUIRE(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(),
-                                                &cancel, &error) == CACHECTL_OK);
+    REQUIRE(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel,
+                                                &error) == CACHECTL_OK);
 
     const std::int64_t full_pages = pages_of(segment_bytes());
     const std::vector<RowSnapshot> expected = {
@@ -237,8 +236,8 @@ TEST_CASE("bridge: a cancelled scan says so and resumes to the same rows", "[bri
 
     ReportHandle uninterrupted = create_report(engine);
     volatile sig_atomic_t not_cancelled = 0;
-    REQUIRE(cachectl_residency_report_scan_fork(uninterrupted.get(), 0, fork.base_path.c_str(),
-                                                segment_bytes(), &not_cancelled, &error) == CACHECTL_OK);
+    REQUIRE(cachectl_residency_report_scan_fork(uninterrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
+                                                &not_cancelled, &error) == CACHECTL_OK);
 
     // Three segment files are three units of work at least: with the flag
     // set, the first call cannot finish, and each later one must progress.
@@ -249,8 +248,8 @@ TEST_CASE("bridge: a cancelled scan says so and resumes to the same rows", "[bri
     CHECK(status == CACHECTL_CANCELLED);
     int calls = 1;
     while (status == CACHECTL_CANCELLED && calls < 10) {
-        status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(),
-                                                     segment_bytes(), &cancel, &error);
+        status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
+                                                     &cancel, &error);
         ++calls;
     }
     CHECK(status == CACHECTL_OK);
@@ -263,8 +262,8 @@ TEST_CASE("bridge: a forced cachestat engine is used or refused", "[bridge]") {
     ReportHandle report = create_report(CACHECTL_ENGINE_CACHESTAT);
     volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    const cachectl_status status = cachectl_residency_report_scan_fork(
-        report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel, &error);
+    const cachectl_status status =
+        cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel, &error);
     if (probe_cachestat_on(fork.full.fd()) == CachestatSupport::available) {
         REQUIRE(status == CACHECTL_OK);
         for (const RowSnapshot &row : rows_of(report.get())) {

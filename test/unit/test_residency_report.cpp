@@ -22,10 +22,14 @@ using test::TempDirectory;
 using test::TempFile;
 
 // Small segments keep the files small; real ones are 1 GiB.
-std::int64_t segment_bytes() { return 256 * page_size(); }
+std::int64_t segment_bytes() {
+    return 256 * page_size();
+}
 
 // A mincore window of 16 pages: a full segment takes 16 windows.
-std::int64_t small_window() { return 16 * page_size(); }
+std::int64_t small_window() {
+    return 16 * page_size();
+}
 
 struct SegmentSpec {
     std::int64_t bytes;
@@ -70,9 +74,8 @@ std::vector<SegmentSpec> three_segments() {
 
 // The engine an automatic report should pick for fd.
 Engine expected_automatic_engine(int fd) {
-    return probe_cachestat_on(fd) == CachestatSupport::available && !cachestat_unreliable_on(fd)
-               ? Engine::cachestat
-               : Engine::mincore;
+    return probe_cachestat_on(fd) == CachestatSupport::available && !cachestat_unreliable_on(fd) ? Engine::cachestat
+                                                                                                 : Engine::mincore;
 }
 
 // False (with a warning) when a forced cachestat engine cannot run here.
@@ -127,8 +130,7 @@ void check_same_row(const SegmentResidency &got, const SegmentResidency &want) {
 }
 
 TEST_CASE("a report has one row per segment, in (fork, segment) order", "[residency_report]") {
-    const EngineChoice choice =
-        GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
+    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
     INFO("engine choice: " << choice_name(choice));
     TempDirectory dir;
     FakeFork main_fork(dir, "16384", three_segments());
@@ -176,8 +178,8 @@ TEST_CASE("a report has one row per segment, in (fork, segment) order", "[reside
     CHECK(total.os_pages == sum.os_pages);
     CHECK(total.counts.cached == sum.counts.cached);
     CHECK(total.counts.dirty == sum.counts.dirty);
-    CHECK(total.counts.cached == main_fork.cached_pages(0) + main_fork.cached_pages(1) +
-                                     main_fork.cached_pages(2) + fsm_fork.cached_pages(0));
+    CHECK(total.counts.cached ==
+          main_fork.cached_pages(0) + main_fork.cached_pages(1) + main_fork.cached_pages(2) + fsm_fork.cached_pages(0));
     CHECK(total.has_cachestat_counters == (engine == Engine::cachestat));
 
     report.clear();
@@ -215,8 +217,7 @@ TEST_CASE("a fork without its first file adds no row", "[residency_report]") {
 }
 
 TEST_CASE("a cancelled scan resumes where it stopped and ends with the same counts", "[residency_report]") {
-    const EngineChoice choice =
-        GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
+    const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
     INFO("engine choice: " << choice_name(choice));
     TempDirectory dir;
     FakeFork fork(dir, "16387", three_segments());

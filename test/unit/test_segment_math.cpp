@@ -20,7 +20,9 @@ TEST_CASE("os_page_size is the kernel's page size", "[segment_math]") {
 TEST_CASE("pages_spanned counts a partial last page as a whole one", "[segment_math]") {
     const std::int64_t page = os_page_size();
 
-    SECTION("an empty file spans no page") { CHECK(pages_spanned(0, page) == 0); }
+    SECTION("an empty file spans no page") {
+        CHECK(pages_spanned(0, page) == 0);
+    }
     SECTION("a partial page counts as one") {
         CHECK(pages_spanned(1, page) == 1);
         CHECK(pages_spanned(page - 1, page) == 1);
