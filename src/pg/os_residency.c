@@ -102,12 +102,97 @@ scan_relation(cachectl_residency_report *report, Oid relid, int only_fork)
 	relation_close(rel, NoLock);
 }
 
-static RelationSet *
-report_set_from_args(FunctionCallInfo fcinfo, bool cascade)
-{
-	Oid			relid = PG_GETARG_OID(0);
+/* Adds the rows of one measured relation to the result. */
+typedef void (*put_rows_function) (ReturnSetInfo *rsinfo, Oid relid,
+								   const cachectl_residency_report *report);
 
-	return relation_set_build(&relid, 1, cascade, RELATION_SET_REPORT);
+/*
+ * The common body of the residency functions: build and lock the set of
+ * the relation in argument 0, measure each member, add its rows.
+ */
+static void
+report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
+					put_rows_function put_rows)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid = PG_GETARG_OID(0);
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	cachectl_residency_report *report;
+	RelationSet *set;
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext,
+										 "pg_cachectl residency",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+
+	set = relation_set_build(&relid, 1, cascade, RELATION_SET_REPORT);
+	report = create_report(work_context);
+	while (relation_set_lock_next_batch(set))
+	{
+		for (int member = set->locked_from; member < set->locked_to; member++)
+		{
+			if (!OidIsValid(set->relids[member]))
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			scan_relation(report, set->relids[member], only_fork);
+			put_rows(rsinfo, set->relids[member], report);
+		}
+	}
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);	/* frees the report too */
+}
+
+static void
+put_segment_rows(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_report *report)
+{
+	size_t		rows = cachectl_residency_report_row_count(report);
+
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_segment_row row;
+		Datum		values[OS_RESIDENCY_COLUMNS] = {0};
+		bool		nulls[OS_RESIDENCY_COLUMNS] = {0};
+
+		if (!cachectl_residency_report_row(report, i, &row))
+			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		values[0] = CStringGetTextDatum(forkNames[row.fork_number]);
+		values[1] = Int32GetDatum(row.segment);
+		values[2] = CStringGetTextDatum(row.path);
+		values[3] = Int64GetDatum(row.counts.size_bytes);
+		values[4] = Int64GetDatum(row.counts.os_pages);
+		values[5] = Int64GetDatum(row.counts.cached_pages);
+		values[6] = Int64GetDatum(row.counts.dirty_pages);
+		values[7] = Int64GetDatum(row.counts.writeback_pages);
+		values[8] = Int64GetDatum(row.counts.evicted_pages);
+		values[9] = Int64GetDatum(row.counts.recently_evicted_pages);
+		for (int column = 6; column < OS_RESIDENCY_COLUMNS; column++)
+			nulls[column] = !row.counts.has_cachestat_counters;
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+}
+
+static void
+put_total_row(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_report *report)
+{
+	cachectl_residency_counts total;
+	Datum		values[OS_RESIDENCY_TOTAL_COLUMNS] = {0};
+	bool		nulls[OS_RESIDENCY_TOTAL_COLUMNS] = {0};
+
+	cachectl_residency_report_total(report, &total);
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = Int64GetDatum(total.size_bytes);
+	values[2] = Int64GetDatum(total.os_pages);
+	values[3] = Int64GetDatum(total.cached_pages);
+	values[4] = Int64GetDatum(total.cached_pages * os_page_size());
+	values[5] = Int64GetDatum(total.dirty_pages);
+	values[6] = Int64GetDatum(total.writeback_pages);
+	values[7] = Int64GetDatum(total.evicted_pages);
+	values[8] = Int64GetDatum(total.recently_evicted_pages);
+	for (int column = 5; column < OS_RESIDENCY_TOTAL_COLUMNS; column++)
+		nulls[column] = !total.has_cachestat_counters;
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /*
@@ -123,11 +208,6 @@ report_set_from_args(FunctionCallInfo fcinfo, bool cascade)
 Datum
 pg_cachectl_os_residency(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext work_context;
-	MemoryContext caller_context;
-	cachectl_residency_report *report;
-	RelationSet *set;
 	int			only_fork = InvalidForkNumber;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -135,55 +215,7 @@ pg_cachectl_os_residency(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	if (!PG_ARGISNULL(1))
 		only_fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
-
-	work_context = AllocSetContextCreate(CurrentMemoryContext,
-										 "pg_cachectl os_residency",
-										 ALLOCSET_DEFAULT_SIZES);
-	caller_context = MemoryContextSwitchTo(work_context);
-
-	set = report_set_from_args(fcinfo, false);
-	report = create_report(work_context);
-	while (relation_set_lock_next_batch(set))
-	{
-		for (int member = set->locked_from; member < set->locked_to; member++)
-		{
-			size_t		rows;
-
-			if (!OidIsValid(set->relids[member]))
-				continue;
-			CHECK_FOR_INTERRUPTS();
-			scan_relation(report, set->relids[member], only_fork);
-
-			rows = cachectl_residency_report_row_count(report);
-			for (size_t i = 0; i < rows; i++)
-			{
-				cachectl_segment_row row;
-				Datum		values[OS_RESIDENCY_COLUMNS] = {0};
-				bool		nulls[OS_RESIDENCY_COLUMNS] = {0};
-				bool		known = false;
-
-				if (!cachectl_residency_report_row(report, i, &row))
-					elog(ERROR, "residency row %zu of %zu is missing", i, rows);
-				known = row.counts.has_cachestat_counters;
-				values[0] = CStringGetTextDatum(forkNames[row.fork_number]);
-				values[1] = Int32GetDatum(row.segment);
-				values[2] = CStringGetTextDatum(row.path);
-				values[3] = Int64GetDatum(row.counts.size_bytes);
-				values[4] = Int64GetDatum(row.counts.os_pages);
-				values[5] = Int64GetDatum(row.counts.cached_pages);
-				values[6] = Int64GetDatum(row.counts.dirty_pages);
-				values[7] = Int64GetDatum(row.counts.writeback_pages);
-				values[8] = Int64GetDatum(row.counts.evicted_pages);
-				values[9] = Int64GetDatum(row.counts.recently_evicted_pages);
-				for (int column = 6; column < OS_RESIDENCY_COLUMNS; column++)
-					nulls[column] = !known;
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			}
-		}
-	}
-
-	MemoryContextSwitchTo(caller_context);
-	MemoryContextDelete(work_context);	/* frees the report too */
+	report_relation_set(fcinfo, false, only_fork, put_segment_rows);
 	return (Datum) 0;
 }
 
@@ -198,55 +230,11 @@ pg_cachectl_os_residency(PG_FUNCTION_ARGS)
 Datum
 pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext work_context;
-	MemoryContext caller_context;
-	cachectl_residency_report *report;
-	RelationSet *set;
-	int64		page_size = os_page_size();
-
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-
-	work_context = AllocSetContextCreate(CurrentMemoryContext,
-										 "pg_cachectl os_residency_total",
-										 ALLOCSET_DEFAULT_SIZES);
-	caller_context = MemoryContextSwitchTo(work_context);
-
-	set = report_set_from_args(fcinfo, !PG_ARGISNULL(1) && PG_GETARG_BOOL(1));
-	report = create_report(work_context);
-	while (relation_set_lock_next_batch(set))
-	{
-		for (int member = set->locked_from; member < set->locked_to; member++)
-		{
-			cachectl_residency_counts total;
-			Datum		values[OS_RESIDENCY_TOTAL_COLUMNS] = {0};
-			bool		nulls[OS_RESIDENCY_TOTAL_COLUMNS] = {0};
-
-			if (!OidIsValid(set->relids[member]))
-				continue;
-			CHECK_FOR_INTERRUPTS();
-			scan_relation(report, set->relids[member], InvalidForkNumber);
-			cachectl_residency_report_total(report, &total);
-
-			values[0] = ObjectIdGetDatum(set->relids[member]);
-			values[1] = Int64GetDatum(total.size_bytes);
-			values[2] = Int64GetDatum(total.os_pages);
-			values[3] = Int64GetDatum(total.cached_pages);
-			values[4] = Int64GetDatum(total.cached_pages * page_size);
-			values[5] = Int64GetDatum(total.dirty_pages);
-			values[6] = Int64GetDatum(total.writeback_pages);
-			values[7] = Int64GetDatum(total.evicted_pages);
-			values[8] = Int64GetDatum(total.recently_evicted_pages);
-			for (int column = 5; column < OS_RESIDENCY_TOTAL_COLUMNS; column++)
-				nulls[column] = !total.has_cachestat_counters;
-			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-		}
-	}
-
-	MemoryContextSwitchTo(caller_context);
-	MemoryContextDelete(work_context);	/* frees the report too */
+	report_relation_set(fcinfo, !PG_ARGISNULL(1) && PG_GETARG_BOOL(1),
+						InvalidForkNumber, put_total_row);
 	return (Datum) 0;
 }
 
