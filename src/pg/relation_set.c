@@ -291,6 +291,13 @@ relation_set_lock_next_batch(RelationSet *set)
 		return false;
 
 	end = Min(set->count, set->locked_to + relation_set_batch_size());
+	/* a set the lock table cannot hold at once: say where the work stands */
+	if (set->locked_to > 0 || end < set->count)
+		ereport(NOTICE,
+				(errmsg("working on relations %d to %d of %d",
+						set->locked_to + 1, end, set->count),
+				 errdetail("The lock table holds %d relations of this set at a time.",
+						   relation_set_batch_size())));
 	for (int i = set->locked_to; i < end; i++)
 	{
 		Oid			relid = set->relids[i];
