@@ -30,7 +30,8 @@ SELECT * FROM kinds_rows('kinds_seq');
 
 -- a materialized view, and one created empty (zero-length main fork)
 CREATE MATERIALIZED VIEW kinds_mv AS SELECT id FROM kinds_t;
-SELECT * FROM kinds_rows('kinds_mv');
+-- (main only: from PostgreSQL 18 on, a populated materialized view also has a vm fork)
+SELECT * FROM kinds_rows('kinds_mv') WHERE fork = 'main';
 CREATE MATERIALIZED VIEW kinds_mv_empty AS SELECT id FROM kinds_t WITH NO DATA;
 SELECT fork, segment, size_bytes, os_pages, cached_pages FROM cachectl.os_residency('kinds_mv_empty');
 

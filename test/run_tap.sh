@@ -32,7 +32,8 @@ failed=$(grep -cE '^not ok [0-9]+' "$workdir/prove.out" || true)
 if [ "$status" != 0 ]; then
     # a test that died counts as a failure even with no "not ok" line
     [ "$failed" = 0 ] && failed=1
-    for log in "$workdir"/tmp_check/log/*.log; do
+    # PostgreSQL 15 keeps the nodes' logs in tmp_check/log, 16 and later in log
+    for log in "$workdir"/tmp_check/log/*.log "$workdir"/log/*.log; do
         [ -f "$log" ] || continue
         echo "---- $(basename "$log") (last 40 lines)"
         tail -n 40 "$log"

@@ -409,11 +409,16 @@ $load = run_scenario(
 		$node->wait_for_log(
 			qr/all server processes terminated; reinitializing/,
 			$log_offset);
+		# Polling before recovery ends can break psql's pipe (IPC::Run then
+		# dies): wait until the postmaster says it accepts connections again.
+		$node->wait_for_log(
+			qr/database system is ready to accept connections/,
+			$log_offset);
 		ok($node->poll_query_until('postgres', 'SELECT NOT pg_is_in_recovery()'),
 			"$scenario: the server is back after crash recovery");
 		my $log = slurp_file($node->logfile, $log_offset);
 		like($log,
-			qr/server process \(PID $pid\) was terminated by signal 9/,
+			qr/(?:server process|client backend) \(PID $pid\) was terminated by signal 9/,
 			"$scenario: the postmaster saw the evicting backend die");
 		my ($failed) =
 		  $log =~ /Failed process was running: .*?(cachectl\.\w+)/s;
