@@ -3,7 +3,7 @@
 // The core must build without PostgreSQL's server headers: their macros
 // (elog, palloc, Assert, ...) and longjmp-based errors cannot coexist with
 // C++ destructors.  The Makefile also compiles src/core without the server
-// include path, so an #include "postgres.h" there fails to build.
+// include path, so including postgres.h there fails to build.
 #pragma once
 
 #if defined(POSTGRES_H) || defined(C_H) || defined(PG_CONFIG_H)
