@@ -24,7 +24,6 @@
 #define CACHECTL_TAG_DATABASE(tag)		((tag).dbOid)
 #define CACHECTL_TAG_FILE_NUMBER(tag)	((tag).relNumber)
 #define CACHECTL_TAG_FORK(tag)			((tag).forkNum)
-#define CACHECTL_TAG_BLOCK(tag)			((tag).blockNum)
 #define CACHECTL_TAGS_EQUAL(a, b)		BufferTagsEqual(&(a), &(b))
 #define CACHECTL_CLEAR_TAG(tag)			ClearBufferTag(&(tag))
 #define CACHECTL_READ_RECENT_BUFFER(tag, buffer) \
@@ -40,7 +39,6 @@
 #define CACHECTL_TAG_DATABASE(tag)		((tag).rnode.dbNode)
 #define CACHECTL_TAG_FILE_NUMBER(tag)	((tag).rnode.relNode)
 #define CACHECTL_TAG_FORK(tag)			((tag).forkNum)
-#define CACHECTL_TAG_BLOCK(tag)			((tag).blockNum)
 #define CACHECTL_TAGS_EQUAL(a, b)		BUFFERTAGS_EQUAL((a), (b))
 #define CACHECTL_CLEAR_TAG(tag)			CLEAR_BUFFERTAG(tag)
 #define CACHECTL_READ_RECENT_BUFFER(tag, buffer) \
