@@ -260,7 +260,8 @@ relation_set_build(const Oid *named, int named_count, bool cascade,
 	return set;
 }
 
-int
+/* How many members a batch may hold. */
+static int
 relation_set_batch_size(void)
 {
 	/*
@@ -284,20 +285,21 @@ unlock_current_batch(RelationSet *set)
 bool
 relation_set_lock_next_batch(RelationSet *set)
 {
+	int			batch_size = relation_set_batch_size();
 	int			end;
 
 	unlock_current_batch(set);
 	if (set->locked_to >= set->count)
 		return false;
 
-	end = Min(set->count, set->locked_to + relation_set_batch_size());
+	end = Min(set->count, set->locked_to + batch_size);
 	/* a set the lock table cannot hold at once: say where the work stands */
 	if (set->locked_to > 0 || end < set->count)
 		ereport(NOTICE,
 				(errmsg("working on relations %d to %d of %d",
 						set->locked_to + 1, end, set->count),
 				 errdetail("The lock table holds %d relations of this set at a time.",
-						   relation_set_batch_size())));
+						   batch_size)));
 	for (int i = set->locked_to; i < end; i++)
 	{
 		Oid			relid = set->relids[i];

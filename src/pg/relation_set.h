@@ -46,8 +46,5 @@ extern RelationSet *relation_set_build(const Oid *named, int named_count,
  */
 extern bool relation_set_lock_next_batch(RelationSet *set);
 
-/* How many members a batch may hold. */
-extern int	relation_set_batch_size(void);
-
 #endif							/* PG_CACHECTL_RELATION_SET_H */
 
