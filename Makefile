@@ -26,7 +26,10 @@ SHIM_OBJS = \
 CORE_OBJS = \
 	src/core/bitmap.o \
 	src/core/block_drawing.o \
+	src/core/block_lists.o \
+	src/core/block_residency.o \
 	src/core/bridge.o \
+	src/core/bridge_both_layers.o \
 	src/core/bridge_os_control.o \
 	src/core/buffer_scan.o \
 	src/core/core_errors.o \

@@ -355,6 +355,58 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_draw_block_map(const uint8_t *bits,
 															char *out, size_t out_size,
 															cachectl_error *error) CACHECTL_NOEXCEPT;
 
+/*
+ * ---- Both layers: shared buffers' block numbers against the OS cache ----
+ */
+
+/* Keep the block numbers of resident buffers too: call before seal(). */
+CACHECTL_BRIDGE_API cachectl_status cachectl_buffer_scan_collect_blocks(cachectl_buffer_scan *scan,
+																		cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * count_resident() plus the buffer's block number.  Returns false when the
+ * core ran out of memory for the number (the counts stay right; the shim
+ * raises an error once the pass is over).
+ */
+CACHECTL_BRIDGE_API bool cachectl_buffer_scan_count_resident_block(cachectl_buffer_scan *scan, int slot,
+																   uint32_t block, bool dirty, bool pinned,
+																   int usage_count) CACHECTL_NOEXCEPT;
+
+/* The sorted block numbers found for row `index` (valid until the scan is freed). */
+CACHECTL_BRIDGE_API bool cachectl_buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index,
+														 const uint32_t **blocks,
+														 size_t *count) CACHECTL_NOEXCEPT;
+
+/* How many of the sorted blocks have their bit set in a varbit-ordered map. */
+CACHECTL_BRIDGE_API cachectl_status cachectl_count_blocks_in_map(const uint32_t *blocks, size_t count,
+																 const uint8_t *bits, int64_t bit_count,
+																 int64_t *found,
+																 cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * The cached OS pages of the sorted blocks of the fork at base_path
+ * (block_residency.hpp); missing segment files count nothing.
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_cached_pages_of_blocks(const char *base_path, int64_t segment_bytes,
+																	int64_t block_size, const uint32_t *blocks,
+																	size_t count, cachectl_os_engine engine,
+																	int64_t *pages,
+																	cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/* The two-layer strip of a fork (block_lists.hpp), like cachectl_draw_block_map. */
+CACHECTL_BRIDGE_API cachectl_status cachectl_draw_two_layers(const uint32_t *shared_blocks, size_t count,
+															 const uint8_t *os_bits, int64_t bit_count, int width,
+															 char *out, size_t out_size,
+															 cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * The runs of set bits of a map: with runs NULL, only *count is set; else
+ * up to capacity runs are written (call once to count, once to fill).
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_map_runs(const uint8_t *bits, int64_t bit_count,
+													  cachectl_block_range *runs, size_t capacity,
+													  size_t *count, cachectl_error *error) CACHECTL_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

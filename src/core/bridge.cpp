@@ -4,6 +4,7 @@
 
 #include "pg_cachectl/bridge_capture.hpp"
 #include "pg_cachectl/buffer_scan.hpp"
+#include "pg_cachectl/buffer_scan_handle.hpp"
 #include "pg_cachectl/core_errors.hpp"
 #include "pg_cachectl/fork_files.hpp"
 #include "pg_cachectl/posix_handles.hpp"
@@ -20,11 +21,6 @@ struct cachectl_residency_report {
     pg_cachectl::ResidencyReport report;
 };
 
-// A buffer-pool pass and, once finished, its rows.
-struct cachectl_buffer_scan {
-    pg_cachectl::BufferScan scan;
-    std::vector<pg_cachectl::BufferScan::Row> rows;
-};
 
 namespace pg_cachectl {
 
