@@ -34,7 +34,9 @@ typedef enum cachectl_status
 	CACHECTL_NOT_SUPPORTED,		/* an engine was forced that this system lacks */
 	CACHECTL_INVALID_ARGUMENT,	/* the caller passed something impossible */
 	CACHECTL_OUT_OF_MEMORY,
-	CACHECTL_INTERNAL_ERROR		/* an unexpected exception: a bug */
+	CACHECTL_INTERNAL_ERROR,	/* an unexpected exception: a bug */
+	CACHECTL_UNSAFE_FILE		/* a relation file that is not a regular file
+								 * the server's user owns; message says which */
 } cachectl_status;
 
 #define CACHECTL_MESSAGE_SIZE 512
