@@ -59,7 +59,8 @@ REGRESS = \
 	os_control \
 	os_control_errors \
 	bad_inputs \
-	privileges
+	privileges \
+	snapshots
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
