@@ -149,6 +149,178 @@ COMMENT ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8,
 COMMENT ON FUNCTION cachectl.os_draw(varbit, int4) IS
     'Draws a block map as a strip of at most width characters with a legend; granted to pg_read_all_stats.';
 
+-- ---- Both layers at once ----
+
+-- Per relation fork: how many blocks each layer holds, and both (double-buffered).
+CREATE FUNCTION cachectl.status(
+    rel regclass,
+    cascade boolean DEFAULT false,
+    OUT relation regclass,
+    OUT fork text,
+    OUT blocks int8,
+    OUT shared_blocks int8,
+    OUT os_blocks int8,
+    OUT both_blocks int8,
+    OUT shared_only_blocks int8,
+    OUT os_only_blocks int8,
+    OUT neither_blocks int8,
+    OUT shared_dirty int8,
+    OUT os_dirty_pages int8,
+    OUT size_bytes int8,
+    OUT shared_bytes int8,
+    OUT os_bytes int8,
+    OUT both_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_status'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+
+-- Every relation of the database: size, shared, OS and double-cached bytes.
+CREATE FUNCTION cachectl.database_status(
+    OUT relation regclass,
+    OUT kind text,
+    OUT size_bytes int8,
+    OUT shared_bytes int8,
+    OUT os_cached_bytes int8,
+    OUT double_cached_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_database_status'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
+
+CREATE VIEW cachectl.database_status AS
+    SELECT relation, kind, size_bytes, shared_bytes, os_cached_bytes, double_cached_bytes
+    FROM cachectl.database_status();
+
+-- The main fork of a relation as a two-layer strip.
+CREATE FUNCTION cachectl.draw(
+    rel regclass,
+    width int4 DEFAULT 64)
+RETURNS text
+AS 'MODULE_PATHNAME', 'pg_cachectl_draw'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+-- Evict from shared buffers, then drop from the OS page cache.
+CREATE FUNCTION cachectl.cold(
+    rel regclass,
+    cascade boolean DEFAULT false,
+    OUT relation regclass,
+    OUT fork text,
+    OUT buffers_evicted int8,
+    OUT buffers_flushed int8,
+    OUT shared_left int8,
+    OUT os_left int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+
+CREATE FUNCTION cachectl.cold_database(
+    OUT relations int8,
+    OUT buffers_evicted int8,
+    OUT buffers_flushed int8,
+    OUT buffers_skipped int8,
+    OUT os_pages_left int8,
+    OUT seconds float8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_cachectl_cold_database'
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+
+-- Load a relation (or a block range) into the OS cache, shared buffers, or both.
+CREATE FUNCTION cachectl.prewarm(
+    rel regclass,
+    target text DEFAULT 'both',
+    fork text DEFAULT 'main',
+    first_block int8 DEFAULT NULL,
+    last_block int8 DEFAULT NULL,
+    max_mb_per_sec float8 DEFAULT NULL,
+    drop_os_copy boolean DEFAULT false,
+    OUT relation regclass,
+    OUT fork text,
+    OUT blocks_requested int8,
+    OUT shared_blocks_loaded int8,
+    OUT os_blocks_loaded int8,
+    OUT seconds float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+
+-- Internal, for snapshots: runs of blocks in shared buffers (one pass over the pool).
+CREATE FUNCTION cachectl.shared_block_runs(
+    rels regclass[] DEFAULT NULL,
+    OUT relation regclass,
+    OUT fork text,
+    OUT first_block int8,
+    OUT block_count int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_shared_block_runs'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 1000;
+
+-- Internal, for snapshots: runs of blocks of a fork in the OS page cache.
+CREATE FUNCTION cachectl.os_block_runs(
+    rel regclass,
+    fork text DEFAULT 'main',
+    OUT first_block int8,
+    OUT block_count int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_os_block_runs'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 100;
+
+-- Internal, for restores: load block runs into the target layer(s).
+CREATE FUNCTION cachectl.prewarm_runs(
+    rel regclass,
+    fork text,
+    runs int8multirange,
+    target text DEFAULT 'both',
+    max_mb_per_sec float8 DEFAULT NULL,
+    OUT shared_blocks_loaded int8,
+    OUT os_blocks_loaded int8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm_runs'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+
+-- Internal, for snapshots: the cluster's system identifier.
+CREATE FUNCTION cachectl.system_identifier()
+RETURNS text
+AS 'MODULE_PATHNAME', 'pg_cachectl_system_identifier'
+LANGUAGE C STRICT STABLE PARALLEL SAFE;
+
+COMMENT ON FUNCTION cachectl.status(regclass, boolean) IS
+    'Reports per relation fork the blocks in shared buffers, in the OS page cache, in both and in neither, block by block, with dirty counts and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.database_status() IS
+    'Reports every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes; granted to pg_read_all_stats.';
+COMMENT ON VIEW cachectl.database_status IS
+    'Every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes.';
+COMMENT ON FUNCTION cachectl.draw(regclass, int4) IS
+    'Draws the main fork as a strip of at most width characters: # in both layers, s shared buffers only, o OS cache only; granted to pg_read_all_stats, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.cold(regclass, boolean) IS
+    'Evicts a relation set from shared buffers and drops it from the OS page cache, reporting buffers and OS pages left per fork; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.cold_database() IS
+    'Evicts the current database from shared buffers and drops all its files from the OS page cache; acts on the whole database, so its EXECUTE grant alone covers it; superuser until granted.';
+COMMENT ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) IS
+    'Loads a relation fork or block range into the OS page cache, shared buffers (at most cachectl.prewarm_max_share of them) or both, counting blocks; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.shared_block_runs(regclass[]) IS
+    'Internal to snapshot(): the runs of blocks of relations in shared buffers; superuser until granted, and needs SELECT on the tables.';
+COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
+    'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8) IS
+    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.system_identifier() IS
+    'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys; superuser until granted.';
+
+REVOKE ALL ON FUNCTION cachectl.status(regclass, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.database_status() FROM PUBLIC;
+REVOKE ALL ON cachectl.database_status FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.draw(regclass, int4) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.status(regclass, boolean) TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION cachectl.database_status() TO pg_read_all_stats;
+GRANT SELECT ON cachectl.database_status TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION cachectl.draw(regclass, int4) TO pg_read_all_stats;
+REVOKE ALL ON FUNCTION cachectl.cold(regclass, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.cold_database() FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.system_identifier() FROM PUBLIC;
+
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
 -- buffers holding its pages, how many are dirty or pinned, their mean usage count.
 CREATE FUNCTION cachectl.shared_residency(

@@ -21,7 +21,6 @@ struct cachectl_residency_report {
     pg_cachectl::ResidencyReport report;
 };
 
-
 namespace pg_cachectl {
 
 EngineChoice engine_choice(cachectl_os_engine engine) {

@@ -75,6 +75,13 @@ buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action)
 												header.pins > 0, header.usage_count);
 			continue;
 		}
+		if (action == BUFFER_PASS_COLLECT)
+		{
+			/* out of memory for a number: the caller raises it after the pass */
+			(void) cachectl_buffer_scan_count_resident_block(scan, slot, header.tag.blockNum, header.dirty,
+															 header.pins > 0, header.usage_count);
+			continue;
+		}
 
 		if (header.pins > 0)
 			cachectl_buffer_scan_count_eviction(scan, slot, CACHECTL_SKIPPED);

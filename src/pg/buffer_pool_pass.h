@@ -10,6 +10,7 @@
 typedef enum BufferPassAction
 {
 	BUFFER_PASS_COUNT,			/* residency: buffers, dirty, pinned, usage */
+	BUFFER_PASS_COLLECT,		/* the same, and the block numbers (the scan must collect them) */
 	BUFFER_PASS_EVICT
 } BufferPassAction;
 

@@ -15,6 +15,9 @@ extern int	cachectl_os_engine_setting;
 extern bool cachectl_progress_setting;
 extern bool cachectl_log_actions_setting;
 
+/* cachectl.prewarm_max_share: the most of shared_buffers one prewarm call fills */
+extern double cachectl_prewarm_max_share_setting;
+
 /*
  * Raise the error a core call reported; never returns.  (PostgreSQL 18
  * replaced the postfix pg_attribute_noreturn() with a prefix pg_noreturn.)

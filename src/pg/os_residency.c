@@ -72,6 +72,14 @@ static void
 scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 {
 	char	   *base_path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+
+	os_residency_scan_path(report, fork, base_path);
+	pfree(base_path);
+}
+
+void
+os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path)
+{
 	cachectl_error error = {0};
 	cachectl_status status;
 
@@ -87,7 +95,6 @@ scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 	}
 	if (status != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
-	pfree(base_path);
 }
 
 /* Measures the named fork, or every fork, of one locked relation. */

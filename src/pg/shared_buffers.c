@@ -24,6 +24,7 @@
 
 #include "buffer_eviction.h"
 #include "buffer_pool_pass.h"
+#include "buffer_scan_setup.h"
 #include "cachectl.h"
 #include "relation_set.h"
 #include "version_compat.h"
@@ -38,71 +39,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_evict_all);
 #define RESIDENCY_COLUMNS 7
 #define EVICT_COLUMNS 5
 #define TOTALS_COLUMNS 3
-
-static void
-free_scan(void *scan)
-{
-	cachectl_buffer_scan_free((cachectl_buffer_scan *) scan);
-}
-
-/* A scan freed with the given memory context, on success or error alike. */
-static cachectl_buffer_scan *
-create_scan(MemoryContext owner)
-{
-	cachectl_error error = {0};
-	cachectl_buffer_scan *scan = cachectl_buffer_scan_create(&error);
-
-	if (scan == NULL)
-		cachectl_raise_core_error(&error);
-	cachectl_free_with_context(owner, free_scan, scan);
-	return scan;
-}
-
-/* Wants the existing forks (or the one named) of every locked member. */
-static void
-want_locked_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork)
-{
-	cachectl_error error = {0};
-
-	for (int member = set->locked_from; member < set->locked_to; member++)
-	{
-		Oid			relid = set->relids[member];
-		Relation	rel;
-		cachectl_relation_file_key key;
-		int64		fork_blocks[CACHECTL_FORK_COUNT];
-
-		if (!OidIsValid(relid))
-			continue;
-		rel = relation_open(relid, NoLock); /* locked by the set */
-		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
-		{
-			int64		size_bytes = -1;
-
-			/*
-			 * Sized from the files' stat(), not smgr: smgr reopens relation
-			 * files read-write, which a report must not need.
-			 */
-			if (only_fork == InvalidForkNumber || fork == only_fork)
-			{
-				char	   *path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-
-				if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-					cachectl_raise_core_error(&error);
-				pfree(path);
-			}
-			fork_blocks[fork] = size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
-		}
-		key.tablespace = CACHECTL_REL_TABLESPACE(rel);
-		key.database = CACHECTL_REL_DATABASE(rel);
-		key.file_number = CACHECTL_REL_FILE_NUMBER(rel);
-		relation_close(rel, NoLock);
-
-		if (cachectl_buffer_scan_want(scan, &key, relid, fork_blocks, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-	}
-	if (cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-}
 
 static void
 put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassAction action)
@@ -169,9 +105,9 @@ relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
 		MemoryContext batch_context = AllocSetContextCreate(work_context,
 															"pg_cachectl buffer pass batch",
 															ALLOCSET_DEFAULT_SIZES);
-		cachectl_buffer_scan *scan = create_scan(batch_context);
+		cachectl_buffer_scan *scan = buffer_scan_create(batch_context);
 
-		want_locked_batch(scan, set, only_fork);
+		buffer_scan_want_batch(scan, set, only_fork, false);
 		buffer_pool_pass_for_scan(scan, action);
 		put_scan_rows(rsinfo, scan, action);
 		MemoryContextDelete(batch_context); /* frees the scan */
