@@ -50,7 +50,7 @@ SELECT cachectl.os_map('snap_t') AS os_map_before \gset
 SELECT relations, rows_recorded, shared_blocks FROM cachectl.snapshot('regress', ARRAY['snap_t'::regclass]);
 SELECT label, relation::regclass, relation_name, owner_table::regclass, relfilenode = pg_relation_filenode('snap_t') AS filenode_ok,
        fork, layer, fork_blocks = :snap_blocks AS fork_size_ok,
-       system_identifier = (SELECT system_identifier::text FROM pg_control_system()) AS this_cluster,
+       system_identifier = cachectl.system_identifier() AS this_cluster,
        block_count = (SELECT sum(upper(r) - lower(r)) FROM unnest(blocks) r) AS count_matches
 FROM cachectl.snapshot WHERE label = 'regress' ORDER BY fork, layer;
 SELECT blocks AS shared_blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'shared';
