@@ -504,6 +504,7 @@ DECLARE
     v_owner_name text[];
     v_filenode oid[];
     v_unlogged boolean[];
+    v_os_cached boolean[];
     v_denied regclass;
     v_index int;
     v_fork text;
@@ -570,13 +571,21 @@ BEGIN
         END LOOP;
     END IF;
 
+    -- For the whole database, the OS maps are read only for the relations
+    -- that database_status() (cachestat counts, no locks) finds cached: each
+    -- map locks its relation until commit, and most relations are cold.
+    WITH os_cached AS (
+        SELECT d.relation::oid AS relid
+          FROM cachectl.database_status() AS d
+         WHERE rels IS NULL AND d.os_cached_bytes > 0)
     SELECT array_agg(c.oid ORDER BY c.oid),
            array_agg(format('%I.%I', n.nspname, c.relname) ORDER BY c.oid),
            array_agg(owner.oid ORDER BY c.oid),
            array_agg(format('%I.%I', owner_ns.nspname, owner.relname) ORDER BY c.oid),
            array_agg(pg_relation_filenode(c.oid) ORDER BY c.oid),
-           array_agg(c.relpersistence = 'u' ORDER BY c.oid)
-      INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged
+           array_agg(c.relpersistence = 'u' ORDER BY c.oid),
+           array_agg(rels IS NOT NULL OR c.oid IN (SELECT o.relid FROM os_cached AS o) ORDER BY c.oid)
+      INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
       FROM pg_class AS c
       JOIN pg_namespace AS n ON n.oid = c.relnamespace
       LEFT JOIN pg_index AS i ON i.indexrelid = c.oid
@@ -605,6 +614,7 @@ BEGIN
     -- read is left out.  The rows are gathered first and written below, so
     -- the exception blocks' subtransactions write nothing.
     FOR v_index IN 1 .. coalesce(array_length(v_relation, 1), 0) LOOP
+        CONTINUE WHEN NOT v_os_cached[v_index];
         BEGIN
             FOREACH v_fork IN ARRAY
                 CASE WHEN v_unlogged[v_index] THEN ARRAY['main', 'fsm', 'vm', 'init']

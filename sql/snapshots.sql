@@ -169,6 +169,7 @@ GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO regress_snap_operator;
 GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                           cachectl.shared_block_runs(regclass[]),
                           cachectl.os_block_runs(regclass, text),
+                          cachectl.database_status(),
                           cachectl.prewarm_runs(regclass, text, int8multirange, text, float8)
       TO regress_snap_operator;
 GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
@@ -202,6 +203,17 @@ CALL cachectl.restore('parts');
 RESET ROLE;
 SELECT relation_name, min(taken_at) = (SELECT max(taken_at) FROM cachectl.snapshot WHERE label = 'guarded') AS retaken
 FROM cachectl.snapshot WHERE label = 'guarded' GROUP BY relation_name ORDER BY 1;
+-- the whole database, as the operator: only what it may read is recorded
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT count(*) FROM snap_t WHERE ctid = '(7,1)';
+SELECT count(*) FROM snap_secret;
+SET ROLE regress_snap_operator;
+SELECT relations > 0 AS recorded FROM cachectl.snapshot('operator_whole');
+RESET ROLE;
+SELECT count(*) FILTER (WHERE relation = 'snap_t'::regclass AND layer = 'shared') AS snap_t_rows,
+       count(*) FILTER (WHERE relation = 'snap_secret'::regclass) AS secret_rows,
+       bool_and(has_table_privilege('regress_snap_operator', owner_table, 'SELECT')) AS all_readable
+FROM cachectl.snapshot WHERE label = 'operator_whole';
 -- a dropped table's rows are visible to nobody but the superuser
 DROP TABLE snap_secret;
 SET ROLE regress_snap_reader;
@@ -216,6 +228,7 @@ REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                        cachectl.os_block_runs(regclass, text),
                        cachectl.prewarm_runs(regclass, text, int8multirange, text, float8)
        FROM regress_snap_operator;
+REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;
 REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
        FROM regress_snap_operator;
 DROP VIEW snap_v;

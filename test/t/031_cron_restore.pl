@@ -4,9 +4,9 @@
 # minute granularity, schedules in GMT): a snapshot taken while a table was
 # warm, the table made cold, then `CALL cachectl.restore('morning')`
 # scheduled for the next minute.  pg_cron runs it through libpq, over the
-# socket directory named in cron.host (a CALL that commits needs a
-# connection of its own: a background worker would run it in one
-# transaction).  Asserts:
+# socket directory named in cron.host (its default is TCP to localhost; with
+# cron.use_background_workers = on the same CALL also commits and succeeds,
+# checked by hand).  Asserts:
 # - cron.job_run_details reports the run as succeeded;
 # - afterwards every block of the snapshot is resident in its layer.
 # The wait is at most about 65 s plus the run.
