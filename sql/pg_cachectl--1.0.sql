@@ -2,6 +2,12 @@
 
 \echo Use "CREATE EXTENSION pg_cachectl" to load this file. \quit
 
+-- The schema is created here, so it belongs to the extension: a cachectl
+-- schema made beforehand (by anyone with CREATE on the database, who would
+-- then decide what a superuser's call resolves to) makes CREATE EXTENSION
+-- fail, and DROP EXTENSION removes it.  The control file names pg_catalog.
+CREATE SCHEMA cachectl;
+
 -- Nothing here is executable by PUBLIC.  Reporting functions are granted to
 -- pg_read_all_stats (and grantable to anyone); actions stay superuser-only
 -- until a superuser grants EXECUTE on them.
@@ -217,6 +223,7 @@ CREATE FUNCTION cachectl.cold_database(
     OUT buffers_evicted int8,
     OUT buffers_flushed int8,
     OUT buffers_skipped int8,
+    OUT buffers_failed int8,
     OUT os_pages_left int8,
     OUT seconds float8)
 RETURNS record
@@ -322,7 +329,8 @@ REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, tex
 REVOKE ALL ON FUNCTION cachectl.system_identifier() FROM PUBLIC;
 
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
--- buffers holding its pages, how many are dirty or pinned, their mean usage count.
+-- buffers holding its pages, how many are dirty or pinned, their mean usage
+-- count; the figures one compares with the OS cache also in bytes.
 CREATE FUNCTION cachectl.shared_residency(
     rel regclass,
     fork text DEFAULT NULL,
@@ -330,23 +338,31 @@ CREATE FUNCTION cachectl.shared_residency(
     OUT relation regclass,
     OUT fork text,
     OUT blocks int8,
+    OUT size_bytes int8,
     OUT buffers int8,
+    OUT cached_bytes int8,
     OUT dirty int8,
+    OUT dirty_bytes int8,
     OUT pinned int8,
     OUT usage_count_avg float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION cachectl.shared_residency(regclass, text, boolean) IS
+'Reports per relation fork how many blocks shared buffers hold, dirty and pinned, in buffers of block_size bytes and in bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
 
 -- Evict one shared buffer (numbered as in pg_buffercache) if nobody pins
--- it; a dirty one is written first.
+-- it; a dirty one is written first.  reason says why it was not evicted.
 CREATE FUNCTION cachectl.evict_buffer(
     buffer int4,
     OUT evicted boolean,
-    OUT flushed boolean)
-RETURNS SETOF record
+    OUT flushed boolean,
+    OUT reason text)
+RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_evict_buffer'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE ROWS 1;
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl.evict_buffer(int4) IS
+'Evicts one shared buffer of the whole cluster, numbered as in pg_buffercache, writing it first if dirty and never if pinned; superuser-only until granted, and its EXECUTE grant alone covers every database.';
 
 -- Evict the shared buffers of a relation set (partitions; with cascade its
 -- TOAST and indexes): dirty buffers are written first, pinned ones skipped.
@@ -362,6 +378,8 @@ CREATE FUNCTION cachectl.evict(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_evict'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+COMMENT ON FUNCTION cachectl.evict(regclass, text, boolean) IS
+'Evicts a relation''s shared buffers (its partitions; with cascade its TOAST and indexes too), writing dirty ones first and skipping pinned ones, counted in buffers per fork; superuser-only until granted, and needs SELECT on the table.';
 
 -- The same for many relations, in one pass over the pool.
 CREATE FUNCTION cachectl.evict_relations(
@@ -376,25 +394,33 @@ CREATE FUNCTION cachectl.evict_relations(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_evict_relations'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 100;
+COMMENT ON FUNCTION cachectl.evict_relations(regclass[], text, boolean) IS
+'Evicts the shared buffers of a list of relations (at most a million) in one pass, as evict does, counted in buffers per fork; superuser-only until granted, and needs SELECT on each table.';
 
 -- Every shared buffer of a database.
 CREATE FUNCTION cachectl.evict_database(
     db name DEFAULT current_database(),
     OUT buffers_evicted int8,
     OUT buffers_flushed int8,
-    OUT buffers_skipped int8)
-RETURNS SETOF record
+    OUT buffers_skipped int8,
+    OUT buffers_failed int8)
+RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_evict_database'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE ROWS 1;
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl.evict_database(name) IS
+'Evicts every unpinned shared buffer of any database of the cluster, writing dirty ones first and leaving those whose write fails, counted in buffers; superuser-only until granted, and its EXECUTE grant alone covers every table.';
 
 -- Every shared buffer.
 CREATE FUNCTION cachectl.evict_all(
     OUT buffers_evicted int8,
     OUT buffers_flushed int8,
-    OUT buffers_skipped int8)
-RETURNS SETOF record
+    OUT buffers_skipped int8,
+    OUT buffers_failed int8)
+RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_evict_all'
-LANGUAGE C VOLATILE PARALLEL UNSAFE ROWS 1;
+LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl.evict_all() IS
+'Evicts every unpinned shared buffer of the whole cluster, writing dirty ones first and leaving those whose write fails, counted in buffers; superuser-only until granted, and its EXECUTE grant alone covers every database.';
 
 REVOKE ALL ON FUNCTION cachectl.os_engine() FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_page_size() FROM PUBLIC;
@@ -411,7 +437,9 @@ GRANT EXECUTE ON FUNCTION cachectl.os_draw(varbit, int4) TO pg_read_all_stats;
 REVOKE ALL ON FUNCTION cachectl.shared_residency(regclass, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.shared_residency(regclass, text, boolean) TO pg_read_all_stats;
 
--- Actions: superuser only until granted.
+-- Actions: superuser only until granted.  Those on relations also need
+-- SELECT on the table; evict_buffer, evict_database and evict_all act on the
+-- whole cluster and are covered by their EXECUTE grant alone.
 REVOKE ALL ON FUNCTION cachectl.os_drop(regclass, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean) FROM PUBLIC;

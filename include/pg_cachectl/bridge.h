@@ -36,6 +36,8 @@ typedef enum cachectl_status
 	CACHECTL_INVALID_ARGUMENT,	/* the caller passed something impossible */
 	CACHECTL_OUT_OF_MEMORY,
 	CACHECTL_INTERNAL_ERROR,	/* an unexpected exception: a bug */
+	CACHECTL_UNSAFE_FILE,		/* a relation file that is not a regular file
+								 * the server's user owns; message says which */
 	CACHECTL_WRITE_BACK_FAILED	/* os_drop: a write-back call failed; see cachectl_drop_failure */
 } cachectl_status;
 

@@ -23,12 +23,13 @@ free_scan(void *scan)
 cachectl_buffer_scan *
 buffer_scan_create(MemoryContext owner)
 {
+	MemoryContextCallback *callback = cachectl_reserve_free_callback(owner);
 	cachectl_error error = {0};
 	cachectl_buffer_scan *scan = cachectl_buffer_scan_create(&error);
 
 	if (scan == NULL)
 		cachectl_raise_core_error(&error);
-	cachectl_free_with_context(owner, free_scan, scan);
+	cachectl_free_with_context(owner, callback, free_scan, scan);
 	return scan;
 }
 

@@ -28,9 +28,16 @@ pg_noreturn extern void cachectl_raise_core_error(const cachectl_error *error);
 extern void cachectl_raise_core_error(const cachectl_error *error) pg_attribute_noreturn();
 #endif
 
-/* Frees a core object (with free_object) when owner is reset or deleted. */
-extern void cachectl_free_with_context(MemoryContext owner, void (*free_object) (void *),
-									   void *object);
+/*
+ * Tying a core object to a memory context, in three steps: reserve the
+ * callback (may raise: nothing exists yet to leak), create the object (the
+ * core does not raise), then register it, which allocates nothing and cannot
+ * fail, so the object is freed (with free_object) when owner is reset or
+ * deleted, by an error too.
+ */
+extern MemoryContextCallback *cachectl_reserve_free_callback(MemoryContext owner);
+extern void cachectl_free_with_context(MemoryContext owner, MemoryContextCallback *callback,
+									   void (*free_object) (void *), void *object);
 
 /* The segment size of every relation fork, in bytes. */
 #define CACHECTL_SEGMENT_BYTES ((int64) RELSEG_SIZE * BLCKSZ)

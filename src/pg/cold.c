@@ -30,7 +30,7 @@ PG_FUNCTION_INFO_V1(pg_cachectl_cold);
 PG_FUNCTION_INFO_V1(pg_cachectl_cold_database);
 
 #define COLD_COLUMNS 6
-#define COLD_DATABASE_COLUMNS 6
+#define COLD_DATABASE_COLUMNS 7
 
 /* One pass over the pool for the locked batch, evicting or counting. */
 static cachectl_buffer_scan *
@@ -153,7 +153,8 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 /*
  * cachectl.cold_database()
  *   RETURNS record (relations int8, buffers_evicted int8, buffers_flushed int8,
- *                   buffers_skipped int8, os_pages_left int8, seconds float8)
+ *                   buffers_skipped int8, buffers_failed int8, os_pages_left int8,
+ *                   seconds float8)
  *
  * cold() for every relation of the current database: its buffers evicted
  * in one pass, then each relation's files written back and dropped from the
@@ -184,6 +185,7 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 	action_progress_begin(&progress, "cold_database");
 
 	buffer_pool_evict_database(MyDatabaseId, &totals);
+	buffer_pool_warn_failed_writes(&totals);
 	relations = database_relations_list(false, &relation_count);
 	report = os_residency_report_create(work_context);
 	for (int i = 0; i < relation_count; i++)
@@ -211,8 +213,9 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 	values[1] = Int64GetDatum(totals.evicted);
 	values[2] = Int64GetDatum(totals.flushed);
 	values[3] = Int64GetDatum(totals.skipped);
-	values[4] = Int64GetDatum(pages_left);
-	values[5] = Float8GetDatum(action_progress_seconds(&progress));
+	values[4] = Int64GetDatum(totals.failed);
+	values[5] = Int64GetDatum(pages_left);
+	values[6] = Float8GetDatum(action_progress_seconds(&progress));
 	MemoryContextSwitchTo(caller_context);
 	tuple = heap_form_tuple(BlessTupleDesc(result_desc), values, nulls);
 	MemoryContextDelete(work_context);

@@ -38,8 +38,12 @@ extern cachectl_prefetch_options os_prefetch_options(double max_mb_per_sec, bool
  */
 extern void sleep_between_steps(int64 delay_us);
 
-/* A job freed with owner, on success or error alike. */
-extern cachectl_os_prefetch *os_prefetch_register(MemoryContext owner, cachectl_os_prefetch *job,
-												  const cachectl_error *error);
+/*
+ * A job freed with owner, on success or error alike: reserve the callback
+ * (cachectl_reserve_free_callback) before creating the job, then pass both;
+ * a NULL job raises the error its creation reported.
+ */
+extern cachectl_os_prefetch *os_prefetch_register(MemoryContext owner, MemoryContextCallback *reserved,
+												  cachectl_os_prefetch *job, const cachectl_error *error);
 
 #endif							/* PG_CACHECTL_OS_CACHE_JOBS_H */

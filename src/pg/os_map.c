@@ -39,15 +39,12 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 	cachectl_os_map *map;
 	cachectl_status status;
 
-	/* reserve the callback first: an out-of-memory then cannot leak the job */
-	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
+	callback = cachectl_reserve_free_callback(owner);
 	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
 								 BLCKSZ, (cachectl_os_engine) cachectl_os_engine_setting, &error);
 	if (map == NULL)
 		cachectl_raise_core_error(&error);
-	callback->func = free_map;
-	callback->arg = map;
-	MemoryContextRegisterResetCallback(owner, callback);
+	cachectl_free_with_context(owner, callback, free_map, map);
 
 	for (;;)
 	{

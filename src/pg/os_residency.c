@@ -56,14 +56,16 @@ os_residency_report_create(MemoryContext owner)
 {
 	cachectl_error error = {0};
 	cachectl_residency_report *report;
+	MemoryContextCallback *callback;
 
 	probe_os_engine();
+	callback = cachectl_reserve_free_callback(owner);
 	report = cachectl_residency_report_create((cachectl_os_engine) cachectl_os_engine_setting,
 											  &error);
 	if (report == NULL)
 		cachectl_raise_core_error(&error);
 
-	cachectl_free_with_context(owner, free_report, report);
+	cachectl_free_with_context(owner, callback, free_report, report);
 	return report;
 }
 

@@ -180,6 +180,7 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 	cachectl_prefetch_options options;
 	cachectl_error error = {0};
 	cachectl_os_prefetch *readahead;
+	MemoryContextCallback *reserved;
 	cachectl_prefetch_result os_result;
 	int64		budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
 	int64		read_bytes = 0;
@@ -214,11 +215,10 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 		}
 		advised_count = within;
 	}
-	readahead = os_prefetch_register(owner,
-									 cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
-																 advised_ranges, (size_t) advised_count,
-																 &options, &error),
-									 &error);
+	/* the callback first: an out-of-memory then cannot leak the job */
+	reserved = cachectl_reserve_free_callback(owner);
+	readahead = cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, advised_ranges, (size_t) advised_count, &options, &error);
+	readahead = os_prefetch_register(owner, reserved, readahead, &error);
 
 	if (target != PREWARM_OS)
 	{

@@ -180,7 +180,7 @@ TEST_CASE("a missing fork is done at once; a directory in its place is an error"
     CHECK(missing.segments_dropped() == 0);
 
     ForkDrop directory(dir.path(), segment_bytes());
-    CHECK_THROWS_AS(directory.step(), SystemError);
+    CHECK_THROWS_AS(directory.step(), UnsafeFile);
 }
 
 } // namespace
