@@ -10,6 +10,7 @@
 #   (at least: replay reads pages too);
 # - the restoring backend wrote nothing (write_bytes of /proc/<pid>/io, read
 #   before and after in the same session);
+# - an unlogged table (no data on a standby) is skipped with a NOTICE;
 # - it was not cancelled, although the primary kept writing, vacuuming and
 #   taking ACCESS EXCLUSIVE locks on the very table being restored (every
 #   second) while the standby lets replay wait only 3 s (the default is 30 s):
@@ -203,6 +204,21 @@ SELECT string_agg(format('%s %s %s', s.relation_name, s.fork, s.layer), ', ')
    END
 });
 is($missing, '', 'every block of the snapshot is resident on the standby in its layer');
+
+# ---- an unlogged table has no data on a standby: skipped, with a NOTICE ----
+
+$primary->safe_psql(
+	'postgres', q{
+CREATE UNLOGGED TABLE unlogged_t AS SELECT g AS id FROM generate_series(1, 10000) g;
+SELECT relations FROM cachectl.snapshot('unlogged', ARRAY['unlogged_t'::regclass]);
+});
+$primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
+($ret, $stdout, $stderr) = $standby->psql('postgres',
+	q{CALL cachectl.restore('unlogged')});
+is($ret, 0, 'restoring a snapshot of an unlogged table on the standby succeeds');
+like($stdout, qr/^0\|1\|0\|0\|0\|[0-9.]+\|block$/, 'the unlogged table is skipped');
+like($stderr, qr/skipping relation public\.unlogged_t: unlogged relations cannot be read during recovery/,
+	'with a NOTICE naming it');
 
 # ---- the standby's log ----
 
