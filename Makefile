@@ -24,6 +24,7 @@ SHIM_OBJS = \
 	src/pg/prewarm.o \
 	src/pg/buffer_eviction.o \
 	src/pg/both_layers.o \
+	src/pg/call_arguments.o \
 	src/pg/buffer_pool_pass.o \
 	src/pg/buffer_scan_setup.o \
 	src/pg/shared_buffers.o
