@@ -921,4 +921,4 @@ COMMENT ON TABLE cachectl.snapshot IS
 COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
     'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
 COMMENT ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) IS
-    'Loads a cache snapshot back into shared buffers and/or the OS page cache a relation at a time, committing between relations (works on a hot standby), counting relations and 8 kB blocks; superuser until granted, with SELECT on cachectl.snapshot and on the tables.';
+    'Loads a cache snapshot back into shared buffers and/or the OS page cache a relation and a chunk at a time, committing after each (so it works on a hot standby), counting relations and 8 kB blocks; superuser until granted, with SELECT on cachectl.snapshot and on the tables.';
