@@ -67,7 +67,8 @@ REGRESS = \
 	both_layers \
 	both_layers_errors \
 	bad_inputs \
-	privileges
+	privileges \
+	snapshots
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
