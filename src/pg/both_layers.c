@@ -19,6 +19,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -505,6 +506,12 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 		values[1] = Int64GetDatum(runs[i].count);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	/*
+	 * Let the lock go now, not at the end of the transaction: snapshot()
+	 * calls this for every cached relation of a database, more than the lock
+	 * table may hold; the map is taken, nothing else here reads the relation.
+	 */
+	UnlockRelationOid(relid, AccessShareLock);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
 	return (Datum) 0;
