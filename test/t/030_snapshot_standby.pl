@@ -140,6 +140,11 @@ my $load = IPC::Run::start(
 	'>', \$load_out, '2>', \$load_err);
 
 my $session = $standby->background_psql('postgres');
+# The backend writes its own log lines into the server log (the test clusters
+# log every statement to a file): that would count in write_bytes as the
+# restore's writes.  Nothing of this session is logged from here on.
+$session->query_safe(q{SET log_statement = 'none'});
+$session->query_safe(q{SET log_min_messages = 'panic'});
 my $pid = $session->query_safe('SELECT pg_backend_pid()');
 like($pid, qr/^\d+$/, "the restoring backend is pid $pid");
 
