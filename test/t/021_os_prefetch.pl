@@ -131,6 +131,7 @@ sub timed_psql
 	die "no SQLSTATE report in psql output: $stdout\n$stderr"
 	  unless defined $sqlstate;
 	$stdout =~ s/^LAST_ERROR_SQLSTATE=.*\n?//m;
+	$stdout =~ s/\s+$//;
 	return ($sqlstate, $stdout, $stderr, $elapsed);
 }
 
