@@ -11,24 +11,40 @@ PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache
 
 SHIM_OBJS = \
 	src/pg/pg_cachectl.o \
+	src/pg/action_progress.o \
 	src/pg/core_errors.o \
 	src/pg/core_ownership.o \
 	src/pg/relation_set.o \
+	src/pg/os_cache_jobs.o \
+	src/pg/os_control.o \
+	src/pg/os_map.o \
 	src/pg/os_residency.o \
 	src/pg/buffer_eviction.o \
 	src/pg/buffer_pool_pass.o \
 	src/pg/shared_buffers.o
 
 CORE_OBJS = \
+	src/core/bitmap.o \
+	src/core/block_drawing.o \
+	src/core/block_lists.o \
+	src/core/block_residency.o \
 	src/core/bridge.o \
+	src/core/bridge_both_layers.o \
+	src/core/bridge_os_control.o \
 	src/core/buffer_scan.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \
+	src/core/file_calls.o \
+	src/core/fork_block_map.o \
+	src/core/fork_drop.o \
 	src/core/fork_files.o \
+	src/core/fork_prefetch.o \
 	src/core/os_page_cache.o \
 	src/core/posix_handles.o \
 	src/core/residency_report.o \
-	src/core/segment_math.o
+	src/core/segment_math.o \
+	src/core/storage_facts.o \
+	src/core/throttle.o
 
 OBJS = $(SHIM_OBJS) $(CORE_OBJS)
 
@@ -40,6 +56,8 @@ REGRESS = \
 	relation_sets \
 	shared_residency \
 	eviction \
+	os_control \
+	os_control_errors \
 	bad_inputs \
 	privileges
 

@@ -18,6 +18,16 @@ ORDER BY p.proname;
 SELECT has_schema_privilege('public', 'cachectl', 'USAGE') AS public_usage,
        has_schema_privilege('pg_read_all_stats', 'cachectl', 'USAGE') AS stats_role_usage;
 
+-- Every function explains itself in \df+ (one sentence: what, unit, who).
+SELECT p.proname AS without_comment
+FROM pg_proc p
+WHERE p.pronamespace = 'cachectl'::regnamespace AND obj_description(p.oid, 'pg_proc') IS NULL
+ORDER BY p.proname;
+
+-- The settings, with their defaults.
+SHOW cachectl.progress;
+SHOW cachectl.log_actions;
+
 -- The engine setting and what it resolves to.
 SHOW cachectl.os_engine;
 SELECT cachectl.os_engine() IN ('cachestat', 'mincore') AS engine_known;

@@ -13,6 +13,7 @@
 
 #include <signal.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -34,7 +35,8 @@ typedef enum cachectl_status
 	CACHECTL_NOT_SUPPORTED,		/* an engine was forced that this system lacks */
 	CACHECTL_INVALID_ARGUMENT,	/* the caller passed something impossible */
 	CACHECTL_OUT_OF_MEMORY,
-	CACHECTL_INTERNAL_ERROR		/* an unexpected exception: a bug */
+	CACHECTL_INTERNAL_ERROR,	/* an unexpected exception: a bug */
+	CACHECTL_WRITE_BACK_FAILED	/* os_drop: a write-back call failed; see cachectl_drop_failure */
 } cachectl_status;
 
 #define CACHECTL_MESSAGE_SIZE 512
@@ -228,6 +230,182 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_resolve_engine(cachectl_os_engine c
 CACHECTL_BRIDGE_API int64_t cachectl_os_page_size(void) CACHECTL_NOEXCEPT;
 
 CACHECTL_BRIDGE_API const char *cachectl_engine_name(cachectl_os_engine engine) CACHECTL_NOEXCEPT;
+
+/*
+ * ---- OS page-cache control: drop, prefetch, block maps ----
+ *
+ * Each is a job created per fork and driven by the shim one bounded step at
+ * a time, so the shim checks interrupts, sleeps (throttle, polling) with its
+ * latch, and reports progress between steps.  Jobs are freed like reports.
+ */
+
+/* Dropping a fork: write back, fsync, DONTNEED per segment (fork_drop.hpp). */
+typedef struct cachectl_os_drop cachectl_os_drop;
+
+typedef enum cachectl_drop_call
+{
+	CACHECTL_DROP_START_WRITEBACK = 0,	/* sync_file_range(SYNC_FILE_RANGE_WRITE) */
+	CACHECTL_DROP_FSYNC,
+	CACHECTL_DROP_ADVISE		/* posix_fadvise(POSIX_FADV_DONTNEED) */
+} cachectl_drop_call;
+
+typedef struct cachectl_drop_failure
+{
+	cachectl_drop_call call;
+	int			saved_errno;
+	char		path[CACHECTL_MESSAGE_SIZE];
+} cachectl_drop_failure;
+
+CACHECTL_BRIDGE_API cachectl_os_drop *cachectl_os_drop_create(const char *base_path, int64_t segment_bytes,
+															  cachectl_error *error) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API void cachectl_os_drop_free(cachectl_os_drop *drop) CACHECTL_NOEXCEPT;
+
+/*
+ * One step.  CACHECTL_OK with *finished telling whether the fork is done;
+ * CACHECTL_WRITE_BACK_FAILED with *failure saying which call failed on which
+ * file (the job has moved past it: after a start-writeback failure the next
+ * step goes on with the next chunk, after an fsync or advise failure with
+ * the next segment — the shim decides whether to go on at all); any other
+ * status is an error to raise.
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, bool *finished,
+														  cachectl_drop_failure *failure,
+														  cachectl_error *error) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API int64_t cachectl_os_drop_bytes_written_back(const cachectl_os_drop *drop) CACHECTL_NOEXCEPT;
+
+/* Loading block ranges of a fork into the page cache (fork_prefetch.hpp). */
+typedef struct cachectl_os_prefetch cachectl_os_prefetch;
+
+typedef struct cachectl_block_range
+{
+	int64_t		first;
+	int64_t		count;
+} cachectl_block_range;
+
+typedef struct cachectl_prefetch_options
+{
+	cachectl_os_engine engine;
+	double		max_bytes_per_second;	/* 0: no limit */
+	bool		wait;			/* wait until the pages are read */
+} cachectl_prefetch_options;
+
+typedef struct cachectl_prefetch_result
+{
+	int64_t		blocks_requested;	/* asked for and inside the fork */
+	int64_t		blocks_past_end;	/* asked for, beyond the fork's files */
+	int64_t		pages_requested;
+	int64_t		pages_resident; /* read (mincore) when last measured */
+	int64_t		bytes_advised;
+	int64_t		willneed_calls;
+	int64_t		cap_bytes;		/* the per-call cap used */
+	bool		stalled;		/* waiting gave up: no page was read for seconds */
+} cachectl_prefetch_result;
+
+/* The blocks of ranges[0 .. range_count) (any order; merged). */
+CACHECTL_BRIDGE_API cachectl_os_prefetch *cachectl_os_prefetch_create(const char *base_path, int64_t segment_bytes,
+																	  int64_t block_size,
+																	  const cachectl_block_range *ranges,
+																	  size_t range_count,
+																	  const cachectl_prefetch_options *options,
+																	  cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/* The blocks whose bits are set in a varbit-ordered bit string. */
+CACHECTL_BRIDGE_API cachectl_os_prefetch *cachectl_os_prefetch_create_from_map(const char *base_path,
+																			   int64_t segment_bytes,
+																			   int64_t block_size,
+																			   const uint8_t *bits, int64_t bit_count,
+																			   const cachectl_prefetch_options *options,
+																			   cachectl_error *error) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API void cachectl_os_prefetch_free(cachectl_os_prefetch *prefetch) CACHECTL_NOEXCEPT;
+
+/* One step; on CACHECTL_OK, *finished, or sleep *delay_us then step again. */
+CACHECTL_BRIDGE_API cachectl_status cachectl_os_prefetch_step(cachectl_os_prefetch *prefetch, bool *finished,
+															  int64_t *delay_us,
+															  cachectl_error *error) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API void cachectl_os_prefetch_result_of(const cachectl_os_prefetch *prefetch,
+														cachectl_prefetch_result *result) CACHECTL_NOEXCEPT;
+
+/* Why advice may not work for these files (tmpfs, ZFS), or "" (owned by the job). */
+CACHECTL_BRIDGE_API const char *cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) CACHECTL_NOEXCEPT;
+
+/*
+ * The OS block map of a fork, written in place into bits (bit_count bits in
+ * varbit order, cleared by the caller), which the caller owns and keeps
+ * alive until the job is freed (fork_block_map.hpp).
+ */
+typedef struct cachectl_os_map cachectl_os_map;
+
+CACHECTL_BRIDGE_API cachectl_os_map *cachectl_os_map_create(uint8_t *bits, int64_t bit_count, const char *base_path,
+															int64_t segment_bytes, int64_t block_size,
+															cachectl_os_engine engine,
+															cachectl_error *error) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API void cachectl_os_map_free(cachectl_os_map *map) CACHECTL_NOEXCEPT;
+
+/* Works until done (CACHECTL_OK) or *cancel_flag (CACHECTL_CANCELLED: call again to resume). */
+CACHECTL_BRIDGE_API cachectl_status cachectl_os_map_run(cachectl_os_map *map,
+														const volatile sig_atomic_t *cancel_flag,
+														cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * A block map drawn for psql (block_drawing.hpp) into out (out_size bytes,
+ * NUL-terminated; CACHECTL_DRAWING_EXTRA more than width is always enough).
+ */
+#define CACHECTL_DRAWING_EXTRA 256
+CACHECTL_BRIDGE_API cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, int width,
+															char *out, size_t out_size,
+															cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * ---- Both layers: shared buffers' block numbers against the OS cache ----
+ */
+
+/* Keep the block numbers of resident buffers too: call before seal(). */
+CACHECTL_BRIDGE_API cachectl_status cachectl_buffer_scan_collect_blocks(cachectl_buffer_scan *scan,
+																		cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * count_resident() plus the buffer's block number.  Returns false when the
+ * core ran out of memory for the number (the counts stay right; the shim
+ * raises an error once the pass is over).
+ */
+CACHECTL_BRIDGE_API bool cachectl_buffer_scan_count_resident_block(cachectl_buffer_scan *scan, int slot,
+																   uint32_t block, bool dirty, bool pinned,
+																   int usage_count) CACHECTL_NOEXCEPT;
+
+/* The sorted block numbers found for row `index` (valid until the scan is freed). */
+CACHECTL_BRIDGE_API bool cachectl_buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index,
+														 const uint32_t **blocks,
+														 size_t *count) CACHECTL_NOEXCEPT;
+
+/* How many of the sorted blocks have their bit set in a varbit-ordered map. */
+CACHECTL_BRIDGE_API cachectl_status cachectl_count_blocks_in_map(const uint32_t *blocks, size_t count,
+																 const uint8_t *bits, int64_t bit_count,
+																 int64_t *found,
+																 cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * The cached OS pages of the sorted blocks of the fork at base_path
+ * (block_residency.hpp); missing segment files count nothing.
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_cached_pages_of_blocks(const char *base_path, int64_t segment_bytes,
+																	int64_t block_size, const uint32_t *blocks,
+																	size_t count, cachectl_os_engine engine,
+																	int64_t *pages,
+																	cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/* The two-layer strip of a fork (block_lists.hpp), like cachectl_draw_block_map. */
+CACHECTL_BRIDGE_API cachectl_status cachectl_draw_two_layers(const uint32_t *shared_blocks, size_t count,
+															 const uint8_t *os_bits, int64_t bit_count, int width,
+															 char *out, size_t out_size,
+															 cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/*
+ * The runs of set bits of a map: with runs NULL, only *count is set; else
+ * up to capacity runs are written (call once to count, once to fill).
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_map_runs(const uint8_t *bits, int64_t bit_count,
+													  cachectl_block_range *runs, size_t capacity,
+													  size_t *count, cachectl_error *error) CACHECTL_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -55,6 +55,16 @@ class BufferScan {
     int match(const RelationFileKey &key, int fork) const noexcept;
 
     void count_resident(int slot, bool dirty, bool pinned, int usage_count) noexcept;
+
+    // Also keep the block numbers of resident buffers (for status(),
+    // snapshots): call before seal(), then count_resident_block() per buffer.
+    void collect_blocks();
+    // count_resident() and the block's number; false if memory ran out (the
+    // count is kept, the block number lost: blocks_complete() tells).
+    bool count_resident_block(int slot, std::uint32_t block, bool dirty, bool pinned, int usage_count) noexcept;
+    bool blocks_complete() const { return blocks_complete_; }
+    // The sorted block numbers found for a row's fork (after rows()).
+    const std::vector<std::uint32_t> &blocks_of(std::uint32_t relation_id, int fork) const;
     void count_eviction(int slot, EvictionOutcome outcome) noexcept;
 
     // One row per wanted fork, in (relation id, fork) order.
@@ -77,6 +87,12 @@ class BufferScan {
     std::vector<std::pair<RelationFileKey, WantedRelation>> pending_;
     RelationTable relations_;
     bool sealed_ = false;
+    bool collect_blocks_ = false;
+    bool blocks_complete_ = true;
+    // by slot; sorted by rows()
+    mutable std::vector<std::vector<std::uint32_t>> blocks_;
+    // relation id and fork -> slot, for blocks_of()
+    mutable boost::container::flat_map<std::pair<std::uint32_t, int>, std::size_t> slot_of_row_;
 };
 
 } // namespace pg_cachectl

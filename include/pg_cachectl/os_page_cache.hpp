@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace pg_cachectl {
 
@@ -52,5 +53,9 @@ bool cachestat_unreliable_on(int fd);
 // Counts resident pages of [offset, offset + length) with mmap + mincore.
 // length may be 0.  offset must be page aligned.
 std::int64_t mincore_resident_pages(int fd, std::int64_t offset, std::int64_t length);
+
+// The residency of each page of [offset, offset + length) with mmap +
+// mincore, into `pages` (resized; bit 0 of each byte set when resident).
+void mincore_page_vector(int fd, std::int64_t offset, std::int64_t length, std::vector<unsigned char> &pages);
 
 } // namespace pg_cachectl

@@ -29,6 +29,10 @@ class UniqueFd {
 // Opens path read-only; throws SystemError (with the path) on failure.
 UniqueFd open_read_only(const std::string &path);
 
+// Opens a relation segment file read-only without blocking on whatever sits
+// at its path, and refuses anything but a regular file (SystemError).
+UniqueFd open_relation_file(const std::string &path);
+
 // A read-only shared mapping of part of a file, unmapped when the owner goes
 // away.  Mapping does not read the file: pages are only faulted in on access,
 // and the core never touches them.

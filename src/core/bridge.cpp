@@ -2,7 +2,9 @@
 // run_captured(), which turns every exception into a status and a message.
 #include "pg_cachectl/bridge.h"
 
+#include "pg_cachectl/bridge_capture.hpp"
 #include "pg_cachectl/buffer_scan.hpp"
+#include "pg_cachectl/buffer_scan_handle.hpp"
 #include "pg_cachectl/core_errors.hpp"
 #include "pg_cachectl/fork_files.hpp"
 #include "pg_cachectl/posix_handles.hpp"
@@ -19,58 +21,27 @@ struct cachectl_residency_report {
     pg_cachectl::ResidencyReport report;
 };
 
-// A buffer-pool pass and, once finished, its rows.
-struct cachectl_buffer_scan {
-    pg_cachectl::BufferScan scan;
-    std::vector<pg_cachectl::BufferScan::Row> rows;
-};
+
+namespace pg_cachectl {
+
+EngineChoice engine_choice(cachectl_os_engine engine) {
+    switch (engine) {
+    case CACHECTL_ENGINE_CACHESTAT:
+        return EngineChoice::cachestat;
+    case CACHECTL_ENGINE_MINCORE:
+        return EngineChoice::mincore;
+    case CACHECTL_ENGINE_AUTO:
+        return EngineChoice::automatic;
+    }
+    throw InvalidArgument("unknown OS cache engine");
+}
+
+} // namespace pg_cachectl
 
 namespace {
 
-void set_error(cachectl_error *error, cachectl_status status, int saved_errno, const char *message) {
-    if (error == nullptr)
-        return;
-    error->status = status;
-    error->saved_errno = saved_errno;
-    std::snprintf(error->message, sizeof error->message, "%s", message);
-}
-
-template <typename Body>
-cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
-    try {
-        return body();
-    } catch (const pg_cachectl::SystemError &e) {
-        set_error(error, CACHECTL_FILE_ERROR, e.error_number(), e.what());
-        return CACHECTL_FILE_ERROR;
-    } catch (const pg_cachectl::NotSupported &e) {
-        set_error(error, CACHECTL_NOT_SUPPORTED, 0, e.what());
-        return CACHECTL_NOT_SUPPORTED;
-    } catch (const pg_cachectl::InvalidArgument &e) {
-        set_error(error, CACHECTL_INVALID_ARGUMENT, 0, e.what());
-        return CACHECTL_INVALID_ARGUMENT;
-    } catch (const std::bad_alloc &) {
-        set_error(error, CACHECTL_OUT_OF_MEMORY, 0, "out of memory");
-        return CACHECTL_OUT_OF_MEMORY;
-    } catch (const std::exception &e) {
-        set_error(error, CACHECTL_INTERNAL_ERROR, 0, e.what());
-        return CACHECTL_INTERNAL_ERROR;
-    } catch (...) {
-        set_error(error, CACHECTL_INTERNAL_ERROR, 0, "unknown exception in the pg_cachectl core");
-        return CACHECTL_INTERNAL_ERROR;
-    }
-}
-
-pg_cachectl::EngineChoice engine_choice(cachectl_os_engine engine) {
-    switch (engine) {
-    case CACHECTL_ENGINE_CACHESTAT:
-        return pg_cachectl::EngineChoice::cachestat;
-    case CACHECTL_ENGINE_MINCORE:
-        return pg_cachectl::EngineChoice::mincore;
-    case CACHECTL_ENGINE_AUTO:
-        return pg_cachectl::EngineChoice::automatic;
-    }
-    throw pg_cachectl::InvalidArgument("unknown OS cache engine");
-}
+using pg_cachectl::engine_choice;
+using pg_cachectl::run_captured;
 
 cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t os_pages,
                                            const pg_cachectl::CacheCounts &counts, bool has_cachestat_counters) {

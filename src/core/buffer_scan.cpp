@@ -37,6 +37,36 @@ void BufferScan::seal() {
     relations_ = RelationTable(boost::container::ordered_unique_range, unique.begin(), unique.end());
     pending_.clear();
     sealed_ = true;
+    if (collect_blocks_)
+        blocks_.resize(relations_.size() * fork_count);
+}
+
+void BufferScan::collect_blocks() {
+    if (sealed_)
+        throw InvalidArgument("blocks must be asked for before the scan is sealed");
+    collect_blocks_ = true;
+}
+
+bool BufferScan::count_resident_block(int slot, std::uint32_t block, bool dirty, bool pinned,
+                                      int usage_count) noexcept {
+    count_resident(slot, dirty, pinned, usage_count);
+    if (slot < 0 || !collect_blocks_)
+        return true;
+    try {
+        blocks_[static_cast<std::size_t>(slot)].push_back(block);
+        return true;
+    } catch (...) {
+        blocks_complete_ = false;
+        return false;
+    }
+}
+
+const std::vector<std::uint32_t> &BufferScan::blocks_of(std::uint32_t relation_id, int fork) const {
+    static const std::vector<std::uint32_t> none;
+    auto found = slot_of_row_.find(std::make_pair(relation_id, fork));
+    if (found == slot_of_row_.end() || found->second >= blocks_.size())
+        return none;
+    return blocks_[found->second];
 }
 
 int BufferScan::match(const RelationFileKey &key, int fork) const noexcept {
@@ -77,10 +107,19 @@ void BufferScan::count_eviction(int slot, EvictionOutcome outcome) noexcept {
 
 std::vector<BufferScan::Row> BufferScan::rows() const {
     std::vector<Row> rows;
-    for (const auto &[key, relation] : relations_)
-        for (int fork = 0; fork < fork_count; ++fork)
+    std::size_t index = 0;
+    for (const auto &[key, relation] : relations_) {
+        for (int fork = 0; fork < fork_count; ++fork) {
+            const std::size_t slot = index * fork_count + static_cast<std::size_t>(fork);
             if (relation.forks[fork].blocks >= 0)
                 rows.push_back(Row{relation.relation_id, fork, relation.forks[fork]});
+            if (collect_blocks_ && slot < blocks_.size()) {
+                std::sort(blocks_[slot].begin(), blocks_[slot].end());
+                slot_of_row_[std::make_pair(relation.relation_id, fork)] = slot;
+            }
+        }
+        ++index;
+    }
     std::sort(rows.begin(), rows.end(), [](const Row &left, const Row &right) {
         return left.relation_id != right.relation_id ? left.relation_id < right.relation_id : left.fork < right.fork;
     });

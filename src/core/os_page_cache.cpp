@@ -129,16 +129,21 @@ bool cachestat_unreliable_on(int fd) {
     return static_cast<long>(info.f_type) == overlayfs_magic;
 }
 
-std::int64_t mincore_resident_pages(int fd, std::int64_t offset, std::int64_t length) {
+void mincore_page_vector(int fd, std::int64_t offset, std::int64_t length, std::vector<unsigned char> &pages) {
     const std::int64_t page_size = os_page_size();
     if (offset < 0 || length < 0 || offset % page_size != 0)
         throw InvalidArgument("mincore window must be page aligned and not negative");
+    pages.assign(static_cast<std::size_t>(pages_spanned(length, page_size)), 0);
     if (length == 0)
-        return 0;
+        return;
     FileMapping mapping(fd, static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
-    std::vector<unsigned char> resident(static_cast<std::size_t>(pages_spanned(length, page_size)));
-    if (::mincore(mapping.address(), mapping.length(), resident.data()) != 0)
+    if (::mincore(mapping.address(), mapping.length(), pages.data()) != 0)
         throw SystemError(errno, "mincore failed");
+}
+
+std::int64_t mincore_resident_pages(int fd, std::int64_t offset, std::int64_t length) {
+    std::vector<unsigned char> resident;
+    mincore_page_vector(fd, offset, length, resident);
     std::int64_t count = 0;
     for (unsigned char page : resident)
         count += page & 1;

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace pg_cachectl {
@@ -38,6 +39,22 @@ UniqueFd open_read_only(const std::string &path) {
     if (fd < 0)
         throw SystemError(errno, "could not open file \"" + path + "\"");
     return UniqueFd(fd);
+}
+
+UniqueFd open_relation_file(const std::string &path) {
+    int fd;
+    do {
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    } while (fd < 0 && errno == EINTR);
+    if (fd < 0)
+        throw SystemError(errno, "could not open file \"" + path + "\"");
+    UniqueFd owned(fd);
+    struct stat file_status {};
+    if (::fstat(fd, &file_status) != 0)
+        throw SystemError(errno, "could not stat file \"" + path + "\"");
+    if (!S_ISREG(file_status.st_mode))
+        throw SystemError(S_ISDIR(file_status.st_mode) ? EISDIR : EINVAL, "\"" + path + "\" is not a regular file");
+    return owned;
 }
 
 FileMapping::FileMapping(int fd, std::size_t offset, std::size_t length) : length_(length) {

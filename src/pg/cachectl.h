@@ -11,6 +11,10 @@
 /* cachectl.os_engine: how OS page-cache residency is measured */
 extern int	cachectl_os_engine_setting;
 
+/* cachectl.progress, cachectl.log_actions: see action_progress.h */
+extern bool cachectl_progress_setting;
+extern bool cachectl_log_actions_setting;
+
 /*
  * Raise the error a core call reported; never returns.  (PostgreSQL 18
  * replaced the postfix pg_attribute_noreturn() with a prefix pg_noreturn.)

@@ -37,6 +37,7 @@ cachectl_raise_core_error(const cachectl_error *error)
 		case CACHECTL_CANCELLED:
 		case CACHECTL_INVALID_ARGUMENT:
 		case CACHECTL_INTERNAL_ERROR:
+		case CACHECTL_WRITE_BACK_FAILED:	/* raised by its caller, at its level */
 			break;
 	}
 	/* the shim passed something impossible, or the core has a bug */

@@ -15,6 +15,7 @@
 
 #include "version_compat.h"
 #include "cachectl.h"
+#include "os_residency.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_os_engine);
@@ -22,7 +23,7 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_residency);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_residency_total);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_page_size);
 
-#define OS_RESIDENCY_COLUMNS 10
+#define OS_RESIDENCY_COLUMNS 11
 #define OS_RESIDENCY_TOTAL_COLUMNS 9
 
 /* Probe cachestat once on a file the server owns (see bridge.h). */
@@ -33,7 +34,7 @@ probe_os_engine(void)
 	(void) cachectl_probe_cachestat("PG_VERSION");
 }
 
-static int64
+int64
 os_page_size(void)
 {
 	int64		page_size = cachectl_os_page_size();
@@ -50,8 +51,8 @@ free_report(void *report)
 }
 
 /* A report freed with the given memory context, on success or error alike. */
-static cachectl_residency_report *
-create_report(MemoryContext owner)
+cachectl_residency_report *
+os_residency_report_create(MemoryContext owner)
 {
 	cachectl_error error = {0};
 	cachectl_residency_report *report;
@@ -90,8 +91,8 @@ scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 }
 
 /* Measures the named fork, or every fork, of one locked relation. */
-static void
-scan_relation(cachectl_residency_report *report, Oid relid, int only_fork)
+void
+os_residency_scan_relation(cachectl_residency_report *report, Oid relid, int only_fork)
 {
 	Relation	rel = relation_open(relid, NoLock);	/* locked by the set */
 
@@ -127,7 +128,7 @@ report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
 	caller_context = MemoryContextSwitchTo(work_context);
 
 	set = relation_set_build(&relid, 1, cascade, RELATION_SET_REPORT);
-	report = create_report(work_context);
+	report = os_residency_report_create(work_context);
 	while (relation_set_lock_next_batch(set))
 	{
 		for (int member = set->locked_from; member < set->locked_to; member++)
@@ -135,13 +136,44 @@ report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
 			if (!OidIsValid(set->relids[member]))
 				continue;
 			CHECK_FOR_INTERRUPTS();
-			scan_relation(report, set->relids[member], only_fork);
+			os_residency_scan_relation(report, set->relids[member], only_fork);
 			put_rows(rsinfo, set->relids[member], report);
 		}
 	}
 
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);	/* frees the report too */
+}
+
+bool
+os_residency_fork_total(const cachectl_residency_report *report, int fork,
+						cachectl_residency_counts *total)
+{
+	size_t		rows = cachectl_residency_report_row_count(report);
+	bool		found = false;
+
+	memset(total, 0, sizeof(*total));
+	total->has_cachestat_counters = true;
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_segment_row row;
+
+		if (!cachectl_residency_report_row(report, i, &row))
+			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		if (row.fork_number != fork)
+			continue;
+		found = true;
+		total->size_bytes += row.counts.size_bytes;
+		total->os_pages += row.counts.os_pages;
+		total->cached_pages += row.counts.cached_pages;
+		total->dirty_pages += row.counts.dirty_pages;
+		total->writeback_pages += row.counts.writeback_pages;
+		total->evicted_pages += row.counts.evicted_pages;
+		total->recently_evicted_pages += row.counts.recently_evicted_pages;
+		if (!row.counts.has_cachestat_counters)
+			total->has_cachestat_counters = false;
+	}
+	return found;
 }
 
 static void
@@ -157,17 +189,18 @@ put_segment_rows(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_repo
 
 		if (!cachectl_residency_report_row(report, i, &row))
 			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
-		values[0] = CStringGetTextDatum(forkNames[row.fork_number]);
-		values[1] = Int32GetDatum(row.segment);
-		values[2] = CStringGetTextDatum(row.path);
-		values[3] = Int64GetDatum(row.counts.size_bytes);
-		values[4] = Int64GetDatum(row.counts.os_pages);
-		values[5] = Int64GetDatum(row.counts.cached_pages);
-		values[6] = Int64GetDatum(row.counts.dirty_pages);
-		values[7] = Int64GetDatum(row.counts.writeback_pages);
-		values[8] = Int64GetDatum(row.counts.evicted_pages);
-		values[9] = Int64GetDatum(row.counts.recently_evicted_pages);
-		for (int column = 6; column < OS_RESIDENCY_COLUMNS; column++)
+		values[0] = ObjectIdGetDatum(relid);
+		values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
+		values[2] = Int32GetDatum(row.segment);
+		values[3] = CStringGetTextDatum(row.path);
+		values[4] = Int64GetDatum(row.counts.size_bytes);
+		values[5] = Int64GetDatum(row.counts.os_pages);
+		values[6] = Int64GetDatum(row.counts.cached_pages);
+		values[7] = Int64GetDatum(row.counts.dirty_pages);
+		values[8] = Int64GetDatum(row.counts.writeback_pages);
+		values[9] = Int64GetDatum(row.counts.evicted_pages);
+		values[10] = Int64GetDatum(row.counts.recently_evicted_pages);
+		for (int column = 7; column < OS_RESIDENCY_COLUMNS; column++)
 			nulls[column] = !row.counts.has_cachestat_counters;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -197,7 +230,7 @@ put_total_row(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_report 
 
 /*
  * cachectl.os_residency(rel regclass, fork text DEFAULT NULL)
- *   RETURNS SETOF (fork, segment, path, size_bytes, os_pages, cached_pages,
+ *   RETURNS SETOF (relation, fork, segment, path, size_bytes, os_pages, cached_pages,
  *                  dirty_pages, writeback_pages, evicted_pages,
  *                  recently_evicted_pages)
  *

@@ -11,6 +11,8 @@
 PG_MODULE_MAGIC;
 
 int			cachectl_os_engine_setting = CACHECTL_ENGINE_AUTO;
+bool		cachectl_progress_setting = false;
+bool		cachectl_log_actions_setting = false;
 
 static const struct config_enum_entry os_engine_options[] = {
 	{"auto", CACHECTL_ENGINE_AUTO, false},
@@ -32,6 +34,24 @@ _PG_init(void)
 							 CACHECTL_ENGINE_AUTO,
 							 os_engine_options,
 							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("cachectl.progress",
+							 "Reports the progress of long pg_cachectl calls as NOTICE messages.",
+							 "At most one message a second, for calls that run longer than that.",
+							 &cachectl_progress_setting,
+							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("cachectl.log_actions",
+							 "Logs one line for each pg_cachectl action: what, how much, how fast.",
+							 NULL,
+							 &cachectl_log_actions_setting,
+							 false,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 

@@ -1,0 +1,15 @@
+// buffer_scan_handle.hpp — the C++ object behind bridge.h's opaque
+// cachectl_buffer_scan, shared by the bridge files that use it.  Internal to
+// the core.
+#pragma once
+#include "pg_cachectl/server_free.hpp"
+
+#include "pg_cachectl/buffer_scan.hpp"
+
+#include <vector>
+
+// A buffer-pool pass and, once finished, its rows.
+struct cachectl_buffer_scan {
+    pg_cachectl::BufferScan scan;
+    std::vector<pg_cachectl::BufferScan::Row> rows;
+};

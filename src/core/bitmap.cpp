@@ -1,0 +1,75 @@
+// bitmap.cpp — bit strings in varbit order: test, set, count, runs.
+#include "pg_cachectl/bitmap.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+
+#include <bit>
+
+namespace pg_cachectl {
+
+namespace {
+
+constexpr std::uint8_t bit_mask(std::int64_t index) {
+    return static_cast<std::uint8_t>(0x80u >> (index % 8));
+}
+
+} // namespace
+
+BitmapView::BitmapView(std::span<std::uint8_t> bytes, std::int64_t bit_count) : bytes_(bytes), bit_count_(bit_count) {
+    if (bit_count < 0 || static_cast<std::int64_t>(bytes.size()) < bitmap_bytes(bit_count))
+        throw InvalidArgument("a bitmap needs one bit per block and room for every bit");
+}
+
+bool BitmapView::test(std::int64_t index) const {
+    return (bytes_[static_cast<std::size_t>(index / 8)] & bit_mask(index)) != 0;
+}
+
+void BitmapView::set(std::int64_t index) {
+    bytes_[static_cast<std::size_t>(index / 8)] |= bit_mask(index);
+}
+
+std::int64_t BitmapView::count(std::int64_t from, std::int64_t to) const {
+    if (from < 0)
+        from = 0;
+    if (to > bit_count_)
+        to = bit_count_;
+    std::int64_t total = 0;
+    std::int64_t index = from;
+    for (; index < to && index % 8 != 0; ++index)
+        total += test(index) ? 1 : 0;
+    for (; index + 8 <= to; index += 8)
+        total += std::popcount(bytes_[static_cast<std::size_t>(index / 8)]);
+    for (; index < to; ++index)
+        total += test(index) ? 1 : 0;
+    return total;
+}
+
+std::vector<BlockRange> BitmapView::runs() const {
+    std::vector<BlockRange> found;
+    std::int64_t index = 0;
+    while (index < bit_count_) {
+        // Skip clear bits, a whole zero byte at a time when aligned.
+        if (index % 8 == 0 && bytes_[static_cast<std::size_t>(index / 8)] == 0) {
+            index += 8;
+            continue;
+        }
+        if (!test(index)) {
+            ++index;
+            continue;
+        }
+        const std::int64_t first = index;
+        while (index < bit_count_) {
+            if (index % 8 == 0 && index + 8 <= bit_count_ && bytes_[static_cast<std::size_t>(index / 8)] == 0xff) {
+                index += 8;
+                continue;
+            }
+            if (!test(index))
+                break;
+            ++index;
+        }
+        found.push_back(BlockRange{first, index - first});
+    }
+    return found;
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,35 @@
+// block_drawing.cpp — block maps as strips of characters.
+#include "pg_cachectl/block_drawing.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+
+namespace pg_cachectl {
+
+char share_character(std::int64_t set, std::int64_t total) {
+    if (set <= 0 || total <= 0)
+        return ' ';
+    if (set >= total)
+        return '#';
+    return 2 * set >= total ? ':' : '.';
+}
+
+std::string draw_block_map(const BitmapView &map, int width) {
+    if (width < 1 || width > max_drawing_width)
+        throw InvalidArgument("the width must be between 1 and " + std::to_string(max_drawing_width));
+    const std::int64_t blocks = map.size();
+    if (blocks == 0)
+        return "||\nno blocks";
+    const std::int64_t per_character = (blocks + width - 1) / width;
+    std::string drawing = "|";
+    for (std::int64_t first = 0; first < blocks; first += per_character) {
+        const std::int64_t end = std::min(blocks, first + per_character);
+        drawing += share_character(map.count(first, end), end - first);
+    }
+    drawing += "|\n";
+    drawing += std::to_string(blocks) + (blocks == 1 ? " block, " : " blocks, ");
+    drawing += per_character == 1 ? std::string("1 block") : std::to_string(per_character) + " blocks";
+    drawing += " a character; ' ' none, '.' under half, ':' half or more, '#' all";
+    return drawing;
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,228 @@
+// bridge_os_control.cpp — the noexcept C functions of bridge.h for OS
+// page-cache control: drop, prefetch, block maps, drawings.
+#include "pg_cachectl/bridge.h"
+
+#include "pg_cachectl/bitmap.hpp"
+#include "pg_cachectl/block_drawing.hpp"
+#include "pg_cachectl/bridge_capture.hpp"
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/fork_block_map.hpp"
+#include "pg_cachectl/fork_drop.hpp"
+#include "pg_cachectl/fork_prefetch.hpp"
+
+#include <cstdio>
+#include <memory>
+#include <span>
+
+// The opaque handles of bridge.h are the C++ jobs themselves.
+struct cachectl_os_drop {
+    pg_cachectl::ForkDrop job;
+};
+
+struct cachectl_os_prefetch {
+    pg_cachectl::ForkPrefetch job;
+};
+
+struct cachectl_os_map {
+    pg_cachectl::ForkBlockMap job;
+};
+
+namespace {
+
+using pg_cachectl::run_captured;
+
+pg_cachectl::ForkPrefetch::Options prefetch_options(const cachectl_prefetch_options *options) {
+    if (options == nullptr)
+        throw pg_cachectl::InvalidArgument("prefetch options are required");
+    pg_cachectl::ForkPrefetch::Options converted;
+    converted.engine = pg_cachectl::engine_choice(options->engine);
+    if (options->max_bytes_per_second > 0)
+        converted.throttle = pg_cachectl::Throttle(options->max_bytes_per_second);
+    converted.wait = options->wait;
+    return converted;
+}
+
+cachectl_drop_call drop_call(pg_cachectl::DropCall call) {
+    switch (call) {
+    case pg_cachectl::DropCall::start_writeback:
+        return CACHECTL_DROP_START_WRITEBACK;
+    case pg_cachectl::DropCall::fsync:
+        return CACHECTL_DROP_FSYNC;
+    case pg_cachectl::DropCall::advise:
+        return CACHECTL_DROP_ADVISE;
+    }
+    return CACHECTL_DROP_FSYNC;
+}
+
+} // namespace
+
+extern "C" {
+
+cachectl_os_drop *cachectl_os_drop_create(const char *base_path, int64_t segment_bytes,
+                                          cachectl_error *error) noexcept {
+    cachectl_os_drop *created = nullptr;
+    run_captured(error, [&] {
+        if (base_path == nullptr)
+            throw pg_cachectl::InvalidArgument("a path is required");
+        created = std::make_unique<cachectl_os_drop>(cachectl_os_drop{pg_cachectl::ForkDrop(base_path, segment_bytes)})
+                      .release(); // freed by the shim's memory-context callback
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+void cachectl_os_drop_free(cachectl_os_drop *drop) noexcept {
+    std::unique_ptr<cachectl_os_drop> owned(drop);
+}
+
+cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, bool *finished, cachectl_drop_failure *failure,
+                                      cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (drop == nullptr || finished == nullptr || failure == nullptr)
+            throw pg_cachectl::InvalidArgument("a drop job, a result and a failure are required");
+        *finished = false;
+        switch (drop->job.step()) {
+        case pg_cachectl::ForkDrop::Step::more:
+            return CACHECTL_OK;
+        case pg_cachectl::ForkDrop::Step::done:
+            *finished = true;
+            return CACHECTL_OK;
+        case pg_cachectl::ForkDrop::Step::failed:
+            break;
+        }
+        const pg_cachectl::DropFailure &found = drop->job.failure();
+        failure->call = drop_call(found.call);
+        failure->saved_errno = found.error_number;
+        std::snprintf(failure->path, sizeof failure->path, "%s", found.path.c_str());
+        return CACHECTL_WRITE_BACK_FAILED;
+    });
+}
+
+int64_t cachectl_os_drop_bytes_written_back(const cachectl_os_drop *drop) noexcept {
+    return drop == nullptr ? 0 : drop->job.bytes_written_back();
+}
+
+cachectl_os_prefetch *cachectl_os_prefetch_create(const char *base_path, int64_t segment_bytes, int64_t block_size,
+                                                  const cachectl_block_range *ranges, size_t range_count,
+                                                  const cachectl_prefetch_options *options,
+                                                  cachectl_error *error) noexcept {
+    cachectl_os_prefetch *created = nullptr;
+    run_captured(error, [&] {
+        if (base_path == nullptr || (ranges == nullptr && range_count > 0))
+            throw pg_cachectl::InvalidArgument("a path and block ranges are required");
+        std::vector<pg_cachectl::BlockRange> blocks;
+        blocks.reserve(range_count);
+        for (size_t index = 0; index < range_count; ++index)
+            blocks.push_back(pg_cachectl::BlockRange{ranges[index].first, ranges[index].count});
+        created = std::make_unique<cachectl_os_prefetch>(
+                      cachectl_os_prefetch{pg_cachectl::ForkPrefetch(base_path, segment_bytes, block_size,
+                                                                     std::move(blocks), prefetch_options(options))})
+                      .release();
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+cachectl_os_prefetch *cachectl_os_prefetch_create_from_map(const char *base_path, int64_t segment_bytes,
+                                                           int64_t block_size, const uint8_t *bits, int64_t bit_count,
+                                                           const cachectl_prefetch_options *options,
+                                                           cachectl_error *error) noexcept {
+    cachectl_os_prefetch *created = nullptr;
+    run_captured(error, [&] {
+        if (base_path == nullptr || (bits == nullptr && bit_count > 0) || bit_count < 0)
+            throw pg_cachectl::InvalidArgument("a path and a bit string are required");
+        // The view is read only here; BitmapView takes mutable bytes for maps it builds.
+        std::span<std::uint8_t> bytes(const_cast<std::uint8_t *>(bits),
+                                      static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
+        const pg_cachectl::BitmapView map(bytes, bit_count);
+        created = std::make_unique<cachectl_os_prefetch>(
+                      cachectl_os_prefetch{pg_cachectl::ForkPrefetch(base_path, segment_bytes, block_size, map.runs(),
+                                                                     prefetch_options(options))})
+                      .release();
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+void cachectl_os_prefetch_free(cachectl_os_prefetch *prefetch) noexcept {
+    std::unique_ptr<cachectl_os_prefetch> owned(prefetch);
+}
+
+cachectl_status cachectl_os_prefetch_step(cachectl_os_prefetch *prefetch, bool *finished, int64_t *delay_us,
+                                          cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (prefetch == nullptr || finished == nullptr || delay_us == nullptr)
+            throw pg_cachectl::InvalidArgument("a prefetch job and results are required");
+        const pg_cachectl::ForkPrefetch::Step step = prefetch->job.step();
+        *finished = step.finished;
+        *delay_us = step.delay.count();
+        return CACHECTL_OK;
+    });
+}
+
+void cachectl_os_prefetch_result_of(const cachectl_os_prefetch *prefetch, cachectl_prefetch_result *result) noexcept {
+    if (result == nullptr)
+        return;
+    *result = cachectl_prefetch_result{};
+    if (prefetch == nullptr)
+        return;
+    const pg_cachectl::ForkPrefetch &job = prefetch->job;
+    result->blocks_requested = job.blocks_requested();
+    result->blocks_past_end = job.blocks_past_end();
+    result->pages_requested = job.pages_requested();
+    result->pages_resident = job.pages_resident();
+    result->bytes_advised = job.bytes_advised();
+    result->willneed_calls = job.willneed_calls();
+    result->cap_bytes = job.cap_bytes();
+    result->stalled = job.stalled();
+}
+
+const char *cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) noexcept {
+    return prefetch == nullptr ? "" : prefetch->job.caveat().c_str();
+}
+
+cachectl_os_map *cachectl_os_map_create(uint8_t *bits, int64_t bit_count, const char *base_path, int64_t segment_bytes,
+                                        int64_t block_size, cachectl_os_engine engine, cachectl_error *error) noexcept {
+    cachectl_os_map *created = nullptr;
+    run_captured(error, [&] {
+        if (base_path == nullptr || (bits == nullptr && bit_count > 0) || bit_count < 0)
+            throw pg_cachectl::InvalidArgument("a path and a bit string are required");
+        std::span<std::uint8_t> bytes(bits, static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
+        created = std::make_unique<cachectl_os_map>(cachectl_os_map{pg_cachectl::ForkBlockMap(
+                                                        pg_cachectl::BitmapView(bytes, bit_count), base_path,
+                                                        segment_bytes, block_size, pg_cachectl::engine_choice(engine))})
+                      .release();
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+void cachectl_os_map_free(cachectl_os_map *map) noexcept {
+    std::unique_ptr<cachectl_os_map> owned(map);
+}
+
+cachectl_status cachectl_os_map_run(cachectl_os_map *map, const volatile sig_atomic_t *cancel_flag,
+                                    cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (map == nullptr)
+            throw pg_cachectl::InvalidArgument("a map job is required");
+        return map->job.run(cancel_flag) ? CACHECTL_OK : CACHECTL_CANCELLED;
+    });
+}
+
+cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, int width, char *out, size_t out_size,
+                                        cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if ((bits == nullptr && bit_count > 0) || bit_count < 0 || out == nullptr || out_size == 0)
+            throw pg_cachectl::InvalidArgument("a bit string and room for the drawing are required");
+        std::span<std::uint8_t> bytes(const_cast<std::uint8_t *>(bits),
+                                      static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
+        const std::string drawing = pg_cachectl::draw_block_map(pg_cachectl::BitmapView(bytes, bit_count), width);
+        if (drawing.size() >= out_size)
+            throw pg_cachectl::InvalidArgument("the drawing does not fit the room given");
+        std::snprintf(out, out_size, "%s", drawing.c_str());
+        return CACHECTL_OK;
+    });
+}
+
+} // extern "C"

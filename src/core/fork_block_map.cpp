@@ -1,0 +1,115 @@
+// fork_block_map.cpp — segments, windows, cachestat pre-pass, mincore.
+#include "pg_cachectl/fork_block_map.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/os_page_cache.hpp"
+#include "pg_cachectl/segment_math.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <numeric>
+#include <optional>
+#include <sys/stat.h>
+
+namespace pg_cachectl {
+
+ForkBlockMap::ForkBlockMap(BitmapView map, std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
+                           EngineChoice engine, std::int64_t window_bytes)
+    : map_(map), base_path_(std::move(base_path)), segment_bytes_(segment_bytes), block_size_(block_size),
+      page_size_(os_page_size()), engine_(engine), window_bytes_(window_bytes) {
+    if (base_path_.empty() || block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
+        throw InvalidArgument("a block map needs a path and a segment size that is a multiple of the block size");
+    // Windows hold whole blocks and whole pages, whichever is larger.
+    if (window_bytes <= 0 || window_bytes % std::lcm(block_size, page_size_) != 0)
+        throw InvalidArgument("the window must be a multiple of both the block size and the page size");
+}
+
+// Sets the bit of every block of [offset, offset + length) of the open
+// segment whose pages are all resident.
+void ForkBlockMap::mark_window(std::int64_t offset, std::int64_t length) {
+    mincore_page_vector(fd_.get(), offset, length, residency_);
+    const std::int64_t blocks_per_segment = segment_bytes_ / block_size_;
+    const std::int64_t first_block = segment_ * blocks_per_segment + offset / block_size_;
+    const std::int64_t blocks = length / block_size_;
+    for (std::int64_t block = 0; block < blocks; ++block) {
+        const std::int64_t first_page = block * block_size_ / page_size_;
+        const std::int64_t last_page = ((block + 1) * block_size_ - 1) / page_size_;
+        bool resident = true;
+        for (std::int64_t page = first_page; page <= last_page && resident; ++page)
+            resident = (residency_[static_cast<std::size_t>(page)] & 1) != 0;
+        if (resident)
+            map_.set(first_block + block);
+    }
+}
+
+bool ForkBlockMap::next_window() {
+    const std::int64_t blocks_per_segment = segment_bytes_ / block_size_;
+    if (!fd_.valid()) {
+        const std::int64_t segment_first_block = segment_ * blocks_per_segment;
+        if (segment_first_block >= map_.size())
+            return true;
+        path_ = segment_path(base_path_, segment_);
+        try {
+            fd_ = open_relation_file(path_);
+        } catch (const SystemError &error) {
+            if (error.error_number() == ENOENT)
+                return true; // the fork ends here (it may have shrunk since it was sized)
+            throw error.on_file(path_);
+        }
+        struct stat file_status {};
+        if (::fstat(fd_.get(), &file_status) != 0)
+            throw SystemError(errno, "fstat failed").on_file(path_);
+        const std::int64_t file_size = static_cast<std::int64_t>(file_status.st_size);
+        const std::int64_t blocks_in_map = std::min(file_size / block_size_, map_.size() - segment_first_block);
+        segment_size_ = blocks_in_map * block_size_;
+        offset_ = 0;
+        use_cachestat_ = choose_engine(engine_, fd_.get()) == Engine::cachestat;
+        if (use_cachestat_) {
+            std::optional<CacheCounts> counts = cachestat_range(fd_.get(), 0, segment_size_, nullptr);
+            if (!counts)
+                throw SystemError(EPERM, "cachestat failed").on_file(path_);
+            if (counts->cached == 0) {
+                windows_skipped_ += (segment_size_ + window_bytes_ - 1) / window_bytes_;
+                offset_ = segment_size_; // nothing cached: every bit stays clear
+            }
+        }
+        last_segment_ = file_size < segment_bytes_;
+    }
+
+    if (offset_ < segment_size_) {
+        const ByteRange window = window_at(offset_, segment_size_, window_bytes_);
+        bool empty = false;
+        if (use_cachestat_) {
+            std::optional<CacheCounts> counts = cachestat_range(fd_.get(), window.offset, window.length, nullptr);
+            if (!counts)
+                throw SystemError(EPERM, "cachestat failed").on_file(path_);
+            empty = counts->cached == 0;
+        }
+        if (empty)
+            ++windows_skipped_;
+        else {
+            try {
+                mark_window(window.offset, window.length);
+            } catch (const SystemError &error) {
+                throw error.on_file(path_);
+            }
+            ++windows_mapped_;
+        }
+        offset_ += window.length;
+        return false;
+    }
+    fd_ = UniqueFd();
+    ++segment_;
+    return last_segment_;
+}
+
+bool ForkBlockMap::run(const volatile std::sig_atomic_t *cancel_flag) {
+    while (!done_) {
+        done_ = next_window();
+        if (!done_ && cancel_flag != nullptr && *cancel_flag != 0)
+            return false;
+    }
+    return true;
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,99 @@
+// fork_drop.cpp — write back, fsync, DONTNEED, one segment file at a time.
+#include "pg_cachectl/fork_drop.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/file_calls.hpp"
+#include "pg_cachectl/segment_math.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+namespace pg_cachectl {
+
+ForkDrop::ForkDrop(std::string base_path, std::int64_t segment_bytes, std::int64_t chunk_bytes)
+    : base_path_(std::move(base_path)), segment_bytes_(segment_bytes), chunk_bytes_(chunk_bytes) {
+    if (base_path_.empty() || segment_bytes <= 0 || chunk_bytes <= 0)
+        throw InvalidArgument("a fork drop needs a path, a segment size and a chunk size");
+}
+
+void ForkDrop::next_segment() {
+    fd_ = UniqueFd();
+    if (last_segment_) {
+        finished_ = true;
+        return;
+    }
+    ++segment_;
+    phase_ = Phase::open;
+}
+
+ForkDrop::Step ForkDrop::step() {
+    if (finished_)
+        return Step::done;
+
+    switch (phase_) {
+    case Phase::open: {
+        path_ = segment_path(base_path_, segment_);
+        try {
+            fd_ = open_relation_file(path_);
+        } catch (const SystemError &error) {
+            if (error.error_number() != ENOENT)
+                throw;
+            finished_ = true; // a missing file ends the fork, as for md.c
+            return Step::done;
+        }
+        struct stat file_status {};
+        if (::fstat(fd_.get(), &file_status) != 0)
+            throw SystemError(errno, "fstat failed").on_file(path_);
+        size_ = static_cast<std::int64_t>(file_status.st_size);
+        last_segment_ = size_ < segment_bytes_;
+        offset_ = 0;
+        phase_ = Phase::write_back;
+        return Step::more;
+    }
+    case Phase::write_back: {
+        if (offset_ >= size_) {
+            phase_ = Phase::fsync;
+            return Step::more;
+        }
+        const std::int64_t length = std::min(chunk_bytes_, size_ - offset_);
+        const int rc = file_calls().sync_file_range(fd_.get(), offset_, length, SYNC_FILE_RANGE_WRITE);
+        const int error_number = rc == 0 ? 0 : errno;
+        offset_ += length;
+        if (rc == 0) {
+            bytes_written_back_ += length;
+            return Step::more;
+        }
+        if (error_number == ENOSYS) {
+            offset_ = size_; // no such call on this filesystem: fsync does the work
+            return Step::more;
+        }
+        failure_ = DropFailure{DropCall::start_writeback, error_number, path_};
+        return Step::failed;
+    }
+    case Phase::fsync: {
+        if (file_calls().fsync(fd_.get()) != 0) {
+            failure_ = DropFailure{DropCall::fsync, errno, path_};
+            next_segment(); // never advise pages whose writeback failed away
+            return Step::failed;
+        }
+        phase_ = Phase::advise;
+        return Step::more;
+    }
+    case Phase::advise: {
+        const int error_number = file_calls().fadvise(fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
+        if (error_number != 0) {
+            failure_ = DropFailure{DropCall::advise, error_number, path_};
+            next_segment();
+            return Step::failed;
+        }
+        ++segments_dropped_;
+        next_segment();
+        return finished_ ? Step::done : Step::more;
+    }
+    }
+    return Step::done;
+}
+
+} // namespace pg_cachectl

@@ -1,0 +1,318 @@
+// fork_prefetch.cpp — plan, advise in measured chunks, wait with mincore.
+#include "pg_cachectl/fork_prefetch.hpp"
+
+#include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/file_calls.hpp"
+#include "pg_cachectl/os_page_cache.hpp"
+#include "pg_cachectl/segment_math.hpp"
+#include "pg_cachectl/storage_facts.hpp"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+namespace pg_cachectl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A call that queued nothing this many times in a row is stepped over.
+constexpr int max_calls_without_progress = 3;
+
+std::vector<BlockRange> sorted_and_merged(std::vector<BlockRange> ranges) {
+    std::erase_if(ranges, [](const BlockRange &range) { return range.count <= 0 || range.first < 0; });
+    std::sort(ranges.begin(), ranges.end(), [](const BlockRange &a, const BlockRange &b) { return a.first < b.first; });
+    std::vector<BlockRange> merged;
+    for (const BlockRange &range : ranges) {
+        if (!merged.empty() && range.first <= merged.back().end())
+            merged.back().count = std::max(merged.back().end(), range.end()) - merged.back().first;
+        else
+            merged.push_back(range);
+    }
+    return merged;
+}
+
+std::chrono::microseconds since(Clock::time_point start) {
+    return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+}
+
+} // namespace
+
+PageRange pages_of_blocks(const BlockRange &range, std::int64_t segment_first_block, std::int64_t block_size,
+                          std::int64_t page_size) {
+    const std::int64_t first_byte = (range.first - segment_first_block) * block_size;
+    const std::int64_t end_byte = (range.end() - segment_first_block) * block_size;
+    const std::int64_t first_page = first_byte / page_size;
+    const std::int64_t end_page = (end_byte + page_size - 1) / page_size;
+    return PageRange{first_page, end_page - first_page};
+}
+
+ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
+                           std::vector<BlockRange> blocks, Options options)
+    : base_path_(std::move(base_path)), segment_bytes_(segment_bytes), block_size_(block_size),
+      page_size_(os_page_size()), blocks_(sorted_and_merged(std::move(blocks))), options_(options) {
+    if (base_path_.empty() || block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
+        throw InvalidArgument("a prefetch needs a path and a segment size that is a multiple of the block size");
+    if (options_.window_bytes <= 0 || options_.window_bytes % page_size_ != 0)
+        throw InvalidArgument("the mincore window must be a positive multiple of the page size");
+    started_ = Clock::now();
+    last_progress_ = started_;
+}
+
+// Splits the requested blocks over the segment files that exist, as md.c
+// reads a fork: up to the first segment shorter than a full one.
+void ForkPrefetch::plan() {
+    const std::int64_t blocks_per_segment = segment_bytes_ / block_size_;
+    std::int64_t asked = 0;
+    for (const BlockRange &range : blocks_)
+        asked += range.count;
+    const std::int64_t last_asked_end = blocks_.empty() ? 0 : blocks_.back().end();
+
+    std::size_t next_range = 0;
+    for (int segment = 0; next_range < blocks_.size(); ++segment) {
+        const std::int64_t segment_first_block = segment * blocks_per_segment;
+        if (segment_first_block >= last_asked_end)
+            break;
+        const std::string path = segment_path(base_path_, segment);
+        struct stat file_status {};
+        if (::stat(path.c_str(), &file_status) != 0) {
+            if (errno == ENOENT)
+                break;
+            throw SystemError(errno, "stat failed").on_file(path);
+        }
+        if (!S_ISREG(file_status.st_mode))
+            throw SystemError(EINVAL, "\"" + path + "\" is not a regular file");
+        const std::int64_t size = static_cast<std::int64_t>(file_status.st_size);
+        const std::int64_t segment_end_block = segment_first_block + size / block_size_;
+
+        PlannedSegment planned{segment, path, {}};
+        for (std::size_t index = next_range; index < blocks_.size(); ++index) {
+            const BlockRange &range = blocks_[index];
+            if (range.first >= segment_end_block)
+                break;
+            const std::int64_t first = std::max(range.first, segment_first_block);
+            const std::int64_t end = std::min(range.end(), segment_end_block);
+            if (first >= end)
+                continue;
+            blocks_requested_ += end - first;
+            PageRange pages =
+                pages_of_blocks(BlockRange{first, end - first}, segment_first_block, block_size_, page_size_);
+            if (!planned.pages.empty() && pages.first <= planned.pages.back().end())
+                planned.pages.back().count =
+                    std::max(planned.pages.back().end(), pages.end()) - planned.pages.back().first;
+            else
+                planned.pages.push_back(pages);
+        }
+        while (next_range < blocks_.size() && blocks_[next_range].end() <= segment_end_block)
+            ++next_range;
+        for (const PageRange &pages : planned.pages)
+            pages_requested_ += pages.count;
+        if (!planned.pages.empty())
+            planned_segments_.push_back(std::move(planned));
+        if (size < segment_bytes_)
+            break;
+    }
+    blocks_past_end_ = asked - blocks_requested_;
+    planned_ = true;
+}
+
+int ForkPrefetch::segment_fd(std::size_t planned_index) {
+    if (open_index_ == planned_index)
+        return open_fd_.get();
+    const std::string &path = planned_segments_[planned_index].path;
+    try {
+        open_fd_ = open_relation_file(path);
+    } catch (const SystemError &error) {
+        throw error.on_file(path);
+    }
+    open_index_ = planned_index;
+    measure_with_cachestat_ = choose_engine(options_.engine, open_fd_.get()) == Engine::cachestat;
+    if (options_.cap_bytes <= 0) {
+        // Every segment of a fork lives in one directory, so on one device.
+        options_.cap_bytes = std::max(willneed_cap_bytes(open_fd_.get()), page_size_);
+        caveat_ = advice_caveat(filesystem_kind(open_fd_.get()));
+    }
+    return open_fd_.get();
+}
+
+// How many pages at the start of `advised` are now in the page cache (read or
+// in flight): the first page a WILLNEED call did not queue is the next to ask.
+std::int64_t ForkPrefetch::queued_prefix_pages(int fd, const PageRange &advised) {
+    auto cached_in = [&](std::int64_t pages) {
+        std::optional<CacheCounts> counts =
+            cachestat_range(fd, advised.first * page_size_, pages * page_size_, nullptr);
+        if (!counts)
+            throw SystemError(EPERM, "cachestat failed");
+        return counts->cached;
+    };
+    if (cached_in(advised.count) >= advised.count)
+        return advised.count;
+    // Binary search for the longest prefix that is wholly cached.
+    std::int64_t whole = 0;
+    std::int64_t not_whole = advised.count;
+    while (not_whole - whole > 1) {
+        const std::int64_t middle = whole + (not_whole - whole) / 2;
+        if (cached_in(middle) >= middle)
+            whole = middle;
+        else
+            not_whole = middle;
+    }
+    return whole;
+}
+
+ForkPrefetch::Step ForkPrefetch::advise_next_chunk() {
+    while (advise_segment_ < planned_segments_.size() &&
+           advise_range_ >= planned_segments_[advise_segment_].pages.size()) {
+        ++advise_segment_;
+        advise_range_ = 0;
+        advise_page_ = 0;
+    }
+    if (advise_segment_ >= planned_segments_.size()) {
+        queued_ = true;
+        return Step{};
+    }
+
+    const std::chrono::microseconds delay = options_.throttle.delay_before_more(bytes_advised_, since(started_));
+    if (delay.count() > 0)
+        return Step{false, delay};
+
+    const int fd = segment_fd(advise_segment_);
+    const PageRange &range = planned_segments_[advise_segment_].pages[advise_range_];
+    const std::int64_t chunk_bytes = options_.throttle.burst_bytes(page_size_, options_.cap_bytes);
+    const std::int64_t chunk_pages = std::max<std::int64_t>(1, chunk_bytes / page_size_);
+    const PageRange advised{range.first + advise_page_, std::min(chunk_pages, range.count - advise_page_)};
+
+    const int error_number =
+        file_calls().fadvise(fd, advised.first * page_size_, advised.count * page_size_, POSIX_FADV_WILLNEED);
+    ++willneed_calls_;
+    if (error_number != 0)
+        throw SystemError(error_number, "posix_fadvise(WILLNEED) failed")
+            .on_file(planned_segments_[advise_segment_].path);
+
+    std::int64_t advanced = advised.count;
+    if (measure_with_cachestat_) {
+        const std::int64_t queued = queued_prefix_pages(fd, advised);
+        if (queued > 0 || ++calls_without_progress_ >= max_calls_without_progress) {
+            advanced = queued > 0 ? queued : advised.count; // stuck: step over it, waiting will tell
+            calls_without_progress_ = 0;
+        } else
+            advanced = 0;
+    }
+    advise_page_ += advanced;
+    bytes_advised_ += advanced * page_size_;
+    if (advise_page_ >= range.count) {
+        ++advise_range_;
+        advise_page_ = 0;
+    }
+    return Step{};
+}
+
+void ForkPrefetch::advise_pages(int fd, const PageRange &pages) {
+    const std::int64_t chunk_pages = std::max<std::int64_t>(1, options_.cap_bytes / page_size_);
+    for (std::int64_t done = 0; done < pages.count; done += chunk_pages) {
+        const std::int64_t count = std::min(chunk_pages, pages.count - done);
+        const int error_number =
+            file_calls().fadvise(fd, (pages.first + done) * page_size_, count * page_size_, POSIX_FADV_WILLNEED);
+        ++willneed_calls_;
+        if (error_number != 0)
+            throw SystemError(error_number, "posix_fadvise(WILLNEED) failed");
+    }
+}
+
+void ForkPrefetch::build_pending() {
+    const std::int64_t window_pages = options_.window_bytes / page_size_;
+    for (std::size_t index = 0; index < planned_segments_.size(); ++index)
+        for (const PageRange &range : planned_segments_[index].pages)
+            for (std::int64_t done = 0; done < range.count; done += window_pages)
+                pending_.push_back(
+                    PendingPiece{index, PageRange{range.first + done, std::min(window_pages, range.count - done)}, 0});
+}
+
+// Measures every pending piece with mincore, one mapping per window of
+// neighbouring pieces of a file, and forgets the pieces wholly read.
+void ForkPrefetch::poll_pending() {
+    const std::int64_t window_pages = options_.window_bytes / page_size_;
+    std::vector<unsigned char> residency;
+    std::size_t group_start = 0;
+    while (group_start < pending_.size()) {
+        std::size_t group_end = group_start + 1;
+        const PendingPiece &first = pending_[group_start];
+        while (group_end < pending_.size() && pending_[group_end].planned_index == first.planned_index &&
+               pending_[group_end].pages.end() - first.pages.first <= window_pages)
+            ++group_end;
+        const std::int64_t span_first = first.pages.first;
+        const std::int64_t span_end = pending_[group_end - 1].pages.end();
+        const int fd = segment_fd(first.planned_index);
+        mincore_page_vector(fd, span_first * page_size_, (span_end - span_first) * page_size_, residency);
+        for (std::size_t index = group_start; index < group_end; ++index) {
+            PendingPiece &piece = pending_[index];
+            std::int64_t resident = 0;
+            for (std::int64_t page = piece.pages.first; page < piece.pages.end(); ++page)
+                resident += residency[static_cast<std::size_t>(page - span_first)] & 1;
+            piece.resident = resident;
+        }
+        group_start = group_end;
+    }
+
+    std::int64_t resident_now = pages_resident_done_;
+    std::vector<PendingPiece> still_pending;
+    for (const PendingPiece &piece : pending_) {
+        if (piece.resident >= piece.pages.count)
+            pages_resident_done_ += piece.pages.count;
+        else
+            still_pending.push_back(piece);
+        resident_now += piece.resident;
+    }
+    pending_ = std::move(still_pending);
+    if (resident_now > pages_resident_)
+        last_progress_ = Clock::now();
+    pages_resident_ = resident_now;
+}
+
+ForkPrefetch::Step ForkPrefetch::wait_step() {
+    const auto poll_started = Clock::now();
+    poll_pending();
+    if (pending_.empty() || !options_.wait) {
+        finished_ = true;
+        return Step{true};
+    }
+    const auto quiet = Clock::now() - last_progress_;
+    if (quiet >= options_.stall_timeout / 3 && !readvised_) {
+        // Pages can be reclaimed before they are read, or a call refused:
+        // ask once more for what is still missing.
+        for (const PendingPiece &piece : pending_)
+            advise_pages(segment_fd(piece.planned_index), piece.pages);
+        readvised_ = true;
+        last_progress_ = Clock::now();
+    } else if (quiet >= options_.stall_timeout && readvised_) {
+        stalled_ = true;
+        finished_ = true;
+        return Step{true};
+    }
+    // Poll again soon, but never spend more than a third of the time polling.
+    const auto poll_cost = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - poll_started);
+    const auto interval = std::chrono::duration_cast<std::chrono::microseconds>(options_.poll_interval);
+    return Step{false, std::max(interval, 2 * poll_cost)};
+}
+
+ForkPrefetch::Step ForkPrefetch::step() {
+    if (finished_)
+        return Step{true};
+    if (!planned_) {
+        plan();
+        return Step{};
+    }
+    if (!queued_) {
+        Step advised = advise_next_chunk();
+        if (queued_) {
+            build_pending();
+            last_progress_ = Clock::now(); // waiting starts now
+        }
+        return advised;
+    }
+    return wait_step();
+}
+
+} // namespace pg_cachectl

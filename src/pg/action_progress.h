@@ -1,0 +1,32 @@
+/*
+ * action_progress.h — what a long call tells while it works and when it is
+ * done (DESIGN.md, "SQL API conventions"): at most one progress NOTICE a
+ * second when cachectl.progress is on, one LOG line at the end when
+ * cachectl.log_actions is on.
+ */
+#ifndef PG_CACHECTL_ACTION_PROGRESS_H
+#define PG_CACHECTL_ACTION_PROGRESS_H
+
+#include "datatype/timestamp.h"
+
+typedef struct ActionProgress
+{
+	const char *action;			/* the SQL function, e.g. "os_prefetch" */
+	TimestampTz started;
+	TimestampTz last_notice;
+	int64		bytes;			/* the bytes the action has worked on so far */
+	int64		forks;			/* the relation forks it finished */
+} ActionProgress;
+
+extern void action_progress_begin(ActionProgress *progress, const char *action);
+
+/* True at most once a second, and only when cachectl.progress is on. */
+extern bool action_progress_due(ActionProgress *progress);
+
+/* Seconds since the action began. */
+extern double action_progress_seconds(const ActionProgress *progress);
+
+/* One LOG line (action, forks, MB, MB/s, seconds) if cachectl.log_actions. */
+extern void action_progress_end(ActionProgress *progress);
+
+#endif							/* PG_CACHECTL_ACTION_PROGRESS_H */

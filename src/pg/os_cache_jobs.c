@@ -1,0 +1,197 @@
+/*
+ * os_cache_jobs.c — the backend's side of os_drop and os_prefetch: the
+ * step loops around the core's jobs (see os_cache_jobs.h).
+ *
+ * The write-back sequence of a drop is the one DESIGN.md prescribes, and
+ * the one PostgreSQL applies to its own files: start writeback with
+ * sync_file_range (a failure raised like pg_flush_data raises it,
+ * data_sync_elevel(WARNING)), fsync each segment (a failure raised at
+ * data_sync_elevel(ERROR), as the checkpointer would), and only then
+ * DONTNEED.  fsync reports a write error once: whoever sees it must make
+ * sure it is not lost, and with data_sync_retry off that means a PANIC and
+ * WAL replay.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/fd.h"
+#include "storage/latch.h"
+#include "utils/memutils.h"
+#include "utils/wait_event.h"
+
+#include <errno.h>
+
+#include "cachectl.h"
+#include "os_cache_jobs.h"
+
+/* The longest single sleep, so a cancel is seen well within a second. */
+#define LONGEST_SLEEP_MS 100
+
+static void
+free_drop(void *drop)
+{
+	cachectl_os_drop_free((cachectl_os_drop *) drop);
+}
+
+static void
+free_prefetch(void *prefetch)
+{
+	cachectl_os_prefetch_free((cachectl_os_prefetch *) prefetch);
+}
+
+/* Sleeps on the latch (so a cancel or a timeout wakes it), then checks interrupts. */
+static void
+sleep_between_steps(int64 delay_us)
+{
+	long		timeout_ms = (long) Min((delay_us + 999) / 1000, LONGEST_SLEEP_MS);
+
+	if (timeout_ms > 0)
+	{
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Max(timeout_ms, 1), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	CHECK_FOR_INTERRUPTS();
+}
+
+static void
+raise_drop_failure(const cachectl_drop_failure *failure)
+{
+	errno = failure->saved_errno;
+	switch (failure->call)
+	{
+		case CACHECTL_DROP_START_WRITEBACK:
+			/* as pg_flush_data: a WARNING if data_sync_retry is on, else a PANIC */
+			ereport(data_sync_elevel(WARNING),
+					(errcode_for_file_access(),
+					 errmsg("could not start writing back file \"%s\" before dropping it from the OS page cache: %m",
+							failure->path)));
+			return;
+		case CACHECTL_DROP_FSYNC:
+			ereport(data_sync_elevel(ERROR),
+					(errcode_for_file_access(),
+					 errmsg("could not fsync file \"%s\" before dropping it from the OS page cache: %m",
+							failure->path),
+					 errdetail("Its pages were not dropped.")));
+			return;
+		case CACHECTL_DROP_ADVISE:
+			ereport(ERROR,
+					(errcode_for_file_access(),
+					 errmsg("could not drop file \"%s\" from the OS page cache: %m", failure->path)));
+			return;
+	}
+}
+
+void
+os_drop_fork(const char *base_path, const char *relation_name, const char *fork_name,
+			 ActionProgress *progress)
+{
+	MemoryContext owner = CurrentMemoryContext;
+	cachectl_error error = {0};
+	cachectl_os_drop *drop;
+	bool		finished = false;
+	MemoryContextCallback *callback;
+
+	/* reserve the callback first: an out-of-memory then cannot leak the job */
+	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
+	drop = cachectl_os_drop_create(base_path, CACHECTL_SEGMENT_BYTES, &error);
+	if (drop == NULL)
+		cachectl_raise_core_error(&error);
+	callback->func = free_drop;
+	callback->arg = drop;
+	MemoryContextRegisterResetCallback(owner, callback);
+
+	while (!finished)
+	{
+		cachectl_drop_failure failure;
+		cachectl_status status;
+
+		CHECK_FOR_INTERRUPTS();
+		status = cachectl_os_drop_step(drop, &finished, &failure, &error);
+		if (status == CACHECTL_WRITE_BACK_FAILED)
+			raise_drop_failure(&failure);	/* returns only where PostgreSQL goes on */
+		else if (status != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+		if (action_progress_due(progress))
+			ereport(NOTICE,
+					(errmsg("os_drop: %s fork %s: %.0f MB written back so far",
+							relation_name, fork_name,
+							(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
+	}
+	progress->bytes += cachectl_os_drop_bytes_written_back(drop);
+}
+
+cachectl_os_prefetch *
+os_prefetch_register(MemoryContext owner, cachectl_os_prefetch *job, const cachectl_error *error)
+{
+	if (job == NULL)
+		cachectl_raise_core_error(error);
+	cachectl_free_with_context(owner, free_prefetch, job);
+	return job;
+}
+
+cachectl_prefetch_options
+os_prefetch_options(double max_mb_per_sec, bool wait)
+{
+	cachectl_prefetch_options options;
+
+	options.engine = (cachectl_os_engine) cachectl_os_engine_setting;
+	options.max_bytes_per_second = max_mb_per_sec > 0 ? max_mb_per_sec * 1024.0 * 1024.0 : 0;
+	options.wait = wait;
+	return options;
+}
+
+void
+os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
+				ActionProgress *progress, cachectl_prefetch_result *result)
+{
+	cachectl_error error = {0};
+	bool		finished = false;
+	bool		caveat_told = false;
+
+	while (!finished)
+	{
+		int64		delay_us = 0;
+
+		CHECK_FOR_INTERRUPTS();
+		if (cachectl_os_prefetch_step(job, &finished, &delay_us, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+		if (!caveat_told && cachectl_os_prefetch_caveat(job)[0] != '\0')
+		{
+			ereport(NOTICE,
+					(errmsg("advice may not load %s fork %s into memory", relation_name, fork_name),
+					 errdetail("The files are where the kernel does not take this advice: %s.",
+							   cachectl_os_prefetch_caveat(job))));
+			caveat_told = true;
+		}
+		if (action_progress_due(progress))
+		{
+			double		requested_mb;
+
+			cachectl_os_prefetch_result_of(job, result);
+			requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
+			if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
+				ereport(NOTICE,
+						(errmsg("%s: %s fork %s: %.0f of %.0f MB asked for",
+								progress->action, relation_name, fork_name,
+								(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
+			else
+				ereport(NOTICE,
+						(errmsg("%s: %s fork %s: %.0f of %.0f MB read",
+								progress->action, relation_name, fork_name,
+								(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
+								requested_mb)));
+		}
+		if (!finished && delay_us > 0)
+			sleep_between_steps(delay_us);
+	}
+	cachectl_os_prefetch_result_of(job, result);
+	progress->bytes += result->bytes_advised;
+	if (result->stalled)
+		ereport(WARNING,
+				(errmsg("%lld pages of %s fork %s were still not read when %s stopped waiting",
+						(long long) (result->pages_requested - result->pages_resident),
+						relation_name, fork_name, progress->action),
+				 errdetail("No page was read for seconds: the device may be saturated or memory short."),
+				 errhint("Their count is in pages_pending.")));
+}

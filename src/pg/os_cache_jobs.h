@@ -1,0 +1,34 @@
+/*
+ * os_cache_jobs.h — driving the core's OS page-cache jobs from a backend:
+ * one bounded step at a time, with interrupts checked between steps, sleeps
+ * taken on the latch, progress reported, and write-back failures raised at
+ * the level PostgreSQL itself uses for them.
+ */
+#ifndef PG_CACHECTL_OS_CACHE_JOBS_H
+#define PG_CACHECTL_OS_CACHE_JOBS_H
+
+#include "pg_cachectl/bridge.h"
+
+#include "action_progress.h"
+
+/*
+ * Writes back, fsyncs and drops from the OS page cache every segment file
+ * of the fork at base_path (relative to the data directory).  A failed
+ * writeback is raised at data_sync_elevel(): a PANIC unless data_sync_retry
+ * is on, so the data reaches crash recovery instead of a stale read.
+ */
+extern void os_drop_fork(const char *base_path, const char *relation_name, const char *fork_name,
+						 ActionProgress *progress);
+
+/* Runs a prefetch job (created in owner's lifetime) to its end. */
+extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
+							ActionProgress *progress, cachectl_prefetch_result *result);
+
+/* The prefetch options of the calling session: engine, rate limit, wait. */
+extern cachectl_prefetch_options os_prefetch_options(double max_mb_per_sec, bool wait);
+
+/* A job freed with owner, on success or error alike. */
+extern cachectl_os_prefetch *os_prefetch_register(MemoryContext owner, cachectl_os_prefetch *job,
+												  const cachectl_error *error);
+
+#endif							/* PG_CACHECTL_OS_CACHE_JOBS_H */

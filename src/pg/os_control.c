@@ -1,0 +1,435 @@
+/*
+ * os_control.c — SQL functions that change what the OS page cache holds of
+ * a relation: os_drop (write back, then drop), os_prefetch (load a block
+ * range), os_restore (load the blocks of a map).  Actions: superuser-only
+ * until EXECUTE is granted, and acting on a relation also needs the SELECT
+ * a report on it needs (relation_set.c).
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "common/relpath.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "utils/varbit.h"
+
+#include <math.h>
+
+#include "action_progress.h"
+#include "cachectl.h"
+#include "os_cache_jobs.h"
+#include "os_residency.h"
+#include "relation_set.h"
+#include "version_compat.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_os_drop);
+PG_FUNCTION_INFO_V1(pg_cachectl_os_prefetch);
+PG_FUNCTION_INFO_V1(pg_cachectl_os_restore);
+
+#define OS_DROP_COLUMNS 8
+#define OS_PREFETCH_COLUMNS 7
+#define OS_RESTORE_COLUMNS 7
+
+/* The fork argument: a fork number, or InvalidForkNumber for every fork. */
+static int
+fork_argument(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		return InvalidForkNumber;
+	return forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(argno)));
+}
+
+/* max_mb_per_sec: NULL for no limit, else a positive finite number. */
+static double
+rate_argument(FunctionCallInfo fcinfo, int argno)
+{
+	double		rate;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	rate = PG_GETARG_FLOAT8(argno);
+	if (isnan(rate) || isinf(rate) || rate <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_mb_per_sec must be a positive finite number"),
+				 errhint("Pass NULL for no limit.")));
+	return rate;
+}
+
+/* The fork's size in blocks, from its files; -1 when it does not exist. */
+static int64
+fork_blocks(const char *base_path)
+{
+	cachectl_error error = {0};
+	int64		size_bytes = -1;
+
+	if (cachectl_fork_size(base_path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	return size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
+}
+
+/* A relation that is named alone for a per-fork map: storage required. */
+static void
+require_single_relation(Oid relid, const char *function)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s works on one relation with storage, and \"%s\" is partitioned",
+						function, get_rel_name(relid)),
+				 errhint("Name one of its partitions.")));
+}
+
+/* The forks a call works on: the one named, or all. */
+static bool
+fork_wanted(int only_fork, int fork)
+{
+	return only_fork == InvalidForkNumber || only_fork == fork;
+}
+
+/*
+ * cachectl.os_drop(rel regclass, fork text DEFAULT NULL,
+ *                  cascade boolean DEFAULT false)
+ *   RETURNS TABLE (relation regclass, fork text, cached_pages_before int8,
+ *                  cached_bytes_before int8, dirty_pages_before int8,
+ *                  dirty_bytes_before int8, cached_pages_after int8,
+ *                  cached_bytes_after int8)
+ *
+ * Writes every existing fork of the set back to disk and drops it from the
+ * OS page cache; measures before and after.  The dirty counts are NULL where
+ * mincore measures (only cachestat knows them).
+ */
+Datum
+pg_cachectl_os_drop(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int			only_fork;
+	bool		cascade;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	RelationSet *set;
+	cachectl_residency_report *report;
+	ActionProgress progress;
+	int64		page_size = os_page_size();
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	only_fork = fork_argument(fcinfo, 1);
+	cascade = PG_GETARG_BOOL(2);
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_drop",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	action_progress_begin(&progress, "os_drop");
+
+	set = relation_set_build(&relid, 1, cascade, RELATION_SET_ACTION);
+	report = os_residency_report_create(work_context);
+	while (relation_set_lock_next_batch(set))
+	{
+		for (int member = set->locked_from; member < set->locked_to; member++)
+		{
+			Oid			member_relid = set->relids[member];
+			Relation	rel;
+			const char *name;
+			cachectl_residency_counts before[MAX_FORKNUM + 1];
+			bool		exists[MAX_FORKNUM + 1];
+
+			if (!OidIsValid(member_relid))
+				continue;
+			rel = relation_open(member_relid, NoLock);	/* locked by the set */
+			name = RelationGetRelationName(rel);
+
+			os_residency_scan_relation(report, member_relid, only_fork);
+			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+				exists[fork] = fork_wanted(only_fork, fork) &&
+					os_residency_fork_total(report, fork, &before[fork]);
+
+			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+			{
+				char	   *path;
+
+				if (!exists[fork])
+					continue;
+				path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+				os_drop_fork(path, name, forkNames[fork], &progress);
+				progress.forks++;
+				pfree(path);
+			}
+
+			os_residency_scan_relation(report, member_relid, only_fork);
+			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+			{
+				cachectl_residency_counts after;
+				Datum		values[OS_DROP_COLUMNS] = {0};
+				bool		nulls[OS_DROP_COLUMNS] = {0};
+
+				if (!exists[fork])
+					continue;
+				if (!os_residency_fork_total(report, fork, &after))
+					memset(&after, 0, sizeof(after));	/* truncated away meanwhile */
+				values[0] = ObjectIdGetDatum(member_relid);
+				values[1] = CStringGetTextDatum(forkNames[fork]);
+				values[2] = Int64GetDatum(before[fork].cached_pages);
+				values[3] = Int64GetDatum(before[fork].cached_pages * page_size);
+				values[4] = Int64GetDatum(before[fork].dirty_pages);
+				values[5] = Int64GetDatum(before[fork].dirty_pages * page_size);
+				nulls[4] = nulls[5] = !before[fork].has_cachestat_counters;
+				values[6] = Int64GetDatum(after.cached_pages);
+				values[7] = Int64GetDatum(after.cached_pages * page_size);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			}
+			relation_close(rel, NoLock);
+		}
+	}
+	action_progress_end(&progress);
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);	/* frees the report too */
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.os_prefetch(rel regclass, fork text DEFAULT 'main',
+ *                      first_block int8 DEFAULT NULL, last_block int8 DEFAULT NULL,
+ *                      max_mb_per_sec float8 DEFAULT NULL, wait boolean DEFAULT true)
+ *   RETURNS TABLE (relation regclass, fork text, blocks_requested int8,
+ *                  cached_pages_after int8, cached_bytes_after int8,
+ *                  pages_pending int8, seconds float8)
+ *
+ * Loads blocks first_block to last_block (inclusive; NULL: from the start,
+ * to the end) of the fork (NULL: of every fork) into the OS page cache.
+ * With wait, returns once they are read (pages_pending 0) or no page was
+ * read for seconds (then it warns).  A block range needs one relation with
+ * storage, and must lie within the fork.
+ */
+Datum
+pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int			only_fork;
+	bool		has_range;
+	int64		first_block = 0;
+	int64		last_block = -1;
+	double		rate;
+	bool		wait;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	RelationSet *set;
+	ActionProgress progress;
+	int64		page_size = os_page_size();
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(5))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	only_fork = fork_argument(fcinfo, 1);
+	has_range = !PG_ARGISNULL(2) || !PG_ARGISNULL(3);
+	if (!PG_ARGISNULL(2))
+		first_block = PG_GETARG_INT64(2);
+	if (!PG_ARGISNULL(3))
+		last_block = PG_GETARG_INT64(3);
+	rate = rate_argument(fcinfo, 4);
+	wait = PG_GETARG_BOOL(5);
+
+	if (first_block < 0 || (!PG_ARGISNULL(3) && last_block < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block numbers must not be negative")));
+	if (!PG_ARGISNULL(3) && last_block < first_block)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("last_block " INT64_FORMAT " comes before first_block " INT64_FORMAT,
+						last_block, first_block)));
+	if (has_range)
+		require_single_relation(relid, "a block range");
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_prefetch",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	action_progress_begin(&progress, "os_prefetch");
+
+	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
+	while (relation_set_lock_next_batch(set))
+	{
+		for (int member = set->locked_from; member < set->locked_to; member++)
+		{
+			Oid			member_relid = set->relids[member];
+			Relation	rel;
+
+			if (!OidIsValid(member_relid))
+				continue;
+			rel = relation_open(member_relid, NoLock);	/* locked by the set */
+			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+			{
+				MemoryContext fork_context;
+				char	   *path;
+				int64		blocks;
+				cachectl_block_range range;
+				cachectl_prefetch_options options;
+				cachectl_error error = {0};
+				cachectl_os_prefetch *job;
+				cachectl_prefetch_result result;
+				TimestampTz started;
+				Datum		values[OS_PREFETCH_COLUMNS] = {0};
+				bool		nulls[OS_PREFETCH_COLUMNS] = {0};
+
+				if (!fork_wanted(only_fork, fork))
+					continue;
+				path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+				blocks = fork_blocks(path);
+				if (blocks < 0 && !has_range)
+					continue;	/* no such fork: no row, as os_residency */
+				range.first = first_block;
+				range.count = (PG_ARGISNULL(3) ? blocks - 1 : last_block) - first_block + 1;
+				if (has_range && blocks <= first_block)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("first_block " INT64_FORMAT " is past the end of fork %s of \"%s\"",
+									first_block, forkNames[fork], RelationGetRelationName(rel)),
+							 errdetail("The fork has " INT64_FORMAT " blocks.", Max(blocks, 0))));
+				if (has_range && first_block + range.count > blocks)
+					ereport(ERROR,
+							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+							 errmsg("last_block " INT64_FORMAT " is past the end of fork %s of \"%s\"",
+									last_block, forkNames[fork], RelationGetRelationName(rel)),
+							 errdetail("The fork has " INT64_FORMAT " blocks.", blocks)));
+
+				fork_context = AllocSetContextCreate(work_context, "pg_cachectl os_prefetch fork",
+													 ALLOCSET_DEFAULT_SIZES);
+				MemoryContextSwitchTo(fork_context);
+				started = GetCurrentTimestamp();
+				options = os_prefetch_options(rate, wait);
+				job = os_prefetch_register(fork_context,
+										   cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
+																	   &range, range.count > 0 ? 1 : 0,
+																	   &options, &error),
+										   &error);
+				os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
+				progress.forks++;
+
+				values[0] = ObjectIdGetDatum(member_relid);
+				values[1] = CStringGetTextDatum(forkNames[fork]);
+				values[2] = Int64GetDatum(result.blocks_requested);
+				values[3] = Int64GetDatum(result.pages_resident);
+				values[4] = Int64GetDatum(result.pages_resident * page_size);
+				values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
+				values[6] = Float8GetDatum((double) (GetCurrentTimestamp() - started) / USECS_PER_SEC);
+				MemoryContextSwitchTo(work_context);
+				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+				MemoryContextDelete(fork_context);	/* frees the job, closes its file */
+				pfree(path);
+			}
+			relation_close(rel, NoLock);
+		}
+	}
+	action_progress_end(&progress);
+
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.os_restore(rel regclass, map varbit, fork text DEFAULT 'main',
+ *                     drop_others boolean DEFAULT false,
+ *                     max_mb_per_sec float8 DEFAULT NULL, wait boolean DEFAULT true)
+ *   RETURNS record (relation regclass, fork text, blocks_loaded int8,
+ *                   blocks_past_end int8, cached_pages_after int8,
+ *                   pages_pending int8, seconds float8)
+ *
+ * Loads the blocks whose bits are set (an os_map() of the fork) into the OS
+ * page cache, as ranges of consecutive blocks.  drop_others first writes
+ * back and drops the whole fork, so that what is cached afterwards matches
+ * the map exactly (large folios make block-fine drops impossible).  Bits
+ * past the fork's end (it shrank) are counted in blocks_past_end.
+ */
+Datum
+pg_cachectl_os_restore(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	VarBit	   *map;
+	int			fork;
+	bool		drop_others;
+	double		rate;
+	bool		wait;
+	TupleDesc	result_desc;
+	RelationSet *set;
+	Relation	rel;
+	char	   *path;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	ActionProgress progress;
+	cachectl_prefetch_options options;
+	cachectl_error error = {0};
+	cachectl_os_prefetch *job;
+	cachectl_prefetch_result result;
+	Datum		values[OS_RESTORE_COLUMNS] = {0};
+	bool		nulls[OS_RESTORE_COLUMNS] = {0};
+	HeapTuple	tuple;
+
+	for (int argno = 0; argno < 6; argno++)
+		if (argno != 4 && PG_ARGISNULL(argno))
+			PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	map = PG_GETARG_VARBIT_P(1);
+	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	drop_others = PG_GETARG_BOOL(3);
+	rate = rate_argument(fcinfo, 4);
+	wait = PG_GETARG_BOOL(5);
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "os_restore must return a composite");
+
+	require_single_relation(relid, "os_restore");
+	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
+	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_restore",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	action_progress_begin(&progress, "os_restore");
+
+	rel = relation_open(relid, NoLock); /* locked by the set */
+	path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+	if (drop_others && fork_blocks(path) >= 0)
+		os_drop_fork(path, RelationGetRelationName(rel), forkNames[fork], &progress);
+
+	options = os_prefetch_options(rate, wait);
+	job = os_prefetch_register(work_context,
+							   cachectl_os_prefetch_create_from_map(path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
+																	VARBITS(map), VARBITLEN(map),
+																	&options, &error),
+							   &error);
+	os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
+	progress.forks++;
+	action_progress_end(&progress);
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(forkNames[fork]);
+	values[2] = Int64GetDatum(result.blocks_requested);
+	values[3] = Int64GetDatum(result.blocks_past_end);
+	values[4] = Int64GetDatum(result.pages_resident);
+	values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
+	values[6] = Float8GetDatum(action_progress_seconds(&progress));
+	relation_close(rel, NoLock);
+
+	MemoryContextSwitchTo(caller_context);
+	tuple = heap_form_tuple(BlessTupleDesc(result_desc), values, nulls);
+	MemoryContextDelete(work_context);	/* frees the job; the tuple lives in the caller's context */
+	PG_RETURN_DATUM(HeapTupleGetDatum(tuple));
+}

@@ -1,0 +1,23 @@
+/*
+ * os_residency.h — the OS residency measurements other SQL functions reuse
+ * (os_drop measures before and after with them).
+ */
+#ifndef PG_CACHECTL_OS_RESIDENCY_H
+#define PG_CACHECTL_OS_RESIDENCY_H
+
+#include "pg_cachectl/bridge.h"
+
+/* The kernel's page size; an error if it cannot be read. */
+extern int64 os_page_size(void);
+
+/* A report freed with owner, on success or error alike. */
+extern cachectl_residency_report *os_residency_report_create(MemoryContext owner);
+
+/* Clears the report, then measures the named fork (or every fork) of a locked relation. */
+extern void os_residency_scan_relation(cachectl_residency_report *report, Oid relid, int only_fork);
+
+/* The sums over one fork's segments; false when the fork has no file. */
+extern bool os_residency_fork_total(const cachectl_residency_report *report, int fork,
+									cachectl_residency_counts *total);
+
+#endif							/* PG_CACHECTL_OS_RESIDENCY_H */
