@@ -430,8 +430,7 @@ SKIP:
 
 my $log_offset = -s $node->logfile;
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
-	q{SELECT relation, fork, dirty_pages_before, cached_pages_after
-	    FROM cachectl.os_drop('failing_probe')},
+	q{SELECT relation, fork, dirty_pages_before, cached_pages_after FROM cachectl.os_drop('failing_probe')},
 	on_error_stop => 1);
 note("os_drop: exit code $ret, stdout \"$stdout\", stderr \"$stderr\"");
 isnt($ret, 0, 'os_drop did not complete');
@@ -448,6 +447,8 @@ like($log,
 	'the failed write-back is a PANIC in the os_drop statement (data_sync_elevel)');
 my ($panic_line) = $log =~ /^(.*PANIC:.*)$/m;
 note("server log: $panic_line") if defined $panic_line;
+like($panic_line // '', qr/sync[^\n]*pg_tblspc\/[^\n]*: (No space left on device|Input\/output error)/,
+	'the PANIC names the sync, the file on the failing device and the error');
 like($log, qr/terminating any other active server processes/,
 	'the postmaster ends every other session');
 
