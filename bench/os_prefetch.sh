@@ -181,10 +181,10 @@ load() {
     status=$(sed -E 's/.*status=([^ ]+).*/\1/' <<<"$probe")
     [ "$status" = 0 ] || die "$name: the command failed (status $status): $out"
     R_NAME+=("$name") R_EXIT+=("$exit_s") R_EXIT_PAGES+=("$exit_pages") R_TARGET+=("$target_s")
-    R_FINAL+=("$final_pages") R_OUT+=("$(grep -v '^probe:' <<<"$out" | tr '\n' ' ')")
-    printf '  %-28s returned %7.3f s, %6.2f%% cached then; 99%% of target at %8s s; %6.2f%% at the end  %s\n' \
+    R_FINAL+=("$final_pages") R_OUT+=("$({ grep -v '^probe:' <<<"$out" || true; } | tr '\n' ' ')")
+    printf '  %-28s returned %7.3f s, %6.2f%% cached then; 99%% of target at %8s; %6.2f%% at the end  %s\n' \
         "$name" "$exit_s" "$(calc "100 * $exit_pages / $TOTAL_PAGES")" \
-        "$([ "$target_s" = -1.000 ] && echo never || echo "$target_s")" \
+        "$([ "$target_s" = -1.000 ] && echo never || echo "$target_s s")" \
         "$(calc "100 * $final_pages / $TOTAL_PAGES")" "${R_OUT[-1]}"
 }
 
