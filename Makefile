@@ -12,15 +12,20 @@ PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache
 SHIM_OBJS = \
 	src/pg/pg_cachectl.o \
 	src/pg/action_progress.o \
+	src/pg/cold.o \
 	src/pg/core_errors.o \
 	src/pg/core_ownership.o \
+	src/pg/database_relations.o \
 	src/pg/relation_set.o \
 	src/pg/os_cache_jobs.o \
 	src/pg/os_control.o \
 	src/pg/os_map.o \
 	src/pg/os_residency.o \
+	src/pg/prewarm.o \
 	src/pg/buffer_eviction.o \
+	src/pg/both_layers.o \
 	src/pg/buffer_pool_pass.o \
+	src/pg/buffer_scan_setup.o \
 	src/pg/shared_buffers.o
 
 CORE_OBJS = \
@@ -58,6 +63,8 @@ REGRESS = \
 	eviction \
 	os_control \
 	os_control_errors \
+	both_layers \
+	both_layers_errors \
 	bad_inputs \
 	privileges
 

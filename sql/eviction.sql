@@ -51,6 +51,10 @@ DECLARE ev_cursor CURSOR FOR SELECT id FROM ev_t;  -- a plain scan keeps its pag
 FETCH 2 FROM ev_cursor;
 SELECT buffers_skipped >= 1 AS pinned_skipped FROM cachectl.evict('ev_t', 'main');
 SELECT pinned >= 1 AS still_pinned, buffers >= 1 AS still_cached FROM cachectl.shared_residency('ev_t', 'main');
+-- evict_buffer says why it left the pinned buffer alone
+SELECT bufferid AS ev_pinned_buffer FROM pg_buffercache
+WHERE relfilenode = pg_relation_filenode('ev_t') AND relforknumber = 0 AND pinning_backends > 0 LIMIT 1 \gset
+SELECT cachectl.evict_buffer(:ev_pinned_buffer);
 FETCH 2 FROM ev_cursor;
 COMMIT;
 
@@ -58,11 +62,11 @@ COMMIT;
 SELECT count(*) FROM ev_t WHERE id = 7;
 SELECT bufferid AS ev_buffer FROM pg_buffercache
 WHERE relfilenode = pg_relation_filenode('ev_t') AND relforknumber = 0 LIMIT 1 \gset
-SELECT evicted FROM cachectl.evict_buffer(:ev_buffer);
+SELECT evicted, reason FROM cachectl.evict_buffer(:ev_buffer);
 SELECT count(*) AS still_there FROM pg_buffercache
 WHERE bufferid = :ev_buffer AND relfilenode = pg_relation_filenode('ev_t');
--- an empty buffer: nothing to evict
-SELECT * FROM cachectl.evict_buffer(:ev_buffer);
+-- an empty buffer: nothing to evict, and the reason says so
+SELECT cachectl.evict_buffer(:ev_buffer);
 
 -- a partitioned table stands for its partitions
 CREATE TABLE ev_p (id int, region text) PARTITION BY LIST (region);
@@ -102,14 +106,48 @@ SELECT * FROM cachectl.evict('ev_t', 'nofork');
 SELECT * FROM cachectl.evict_relations(ARRAY['ev_t'::regclass, to_regclass('ev_no_such_table')]);
 SELECT * FROM cachectl.evict_buffer(0);
 
--- a database, and everything: one row of counts
-SELECT buffers_evicted >= 0 AND buffers_flushed <= buffers_evicted AND buffers_skipped >= 0 AS counted
+-- a database, and everything: one row of counts (a composite, not a set)
+SELECT buffers_evicted >= 0 AND buffers_flushed <= buffers_evicted AND buffers_skipped >= 0 AS counted,
+       buffers_failed
 FROM cachectl.evict_database();
 SELECT count(*) FROM ev_t;
-SELECT buffers_evicted > 0 AS evicted_some FROM cachectl.evict_all();
+SELECT buffers_evicted > 0 AS evicted_some, buffers_failed FROM cachectl.evict_all();
 SELECT ev_buffers('ev_t') AS table_buffers;
+SELECT pg_typeof(cachectl.evict_all()) AS evict_all_returns,
+       (cachectl.evict_database()).buffers_failed AS database_failed,
+       (cachectl.evict_all()).buffers_failed AS all_failed;
+
+-- an eviction is no read: EXPLAIN (BUFFERS) does not count the buffers it
+-- evicts as shared hits
+CREATE FUNCTION ev_shared_hits(query text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || query INTO plan;
+    RETURN (plan -> 0 -> 'Plan' ->> 'Shared Hit Blocks')::bigint;
+END
+$$;
+SELECT count(*) FROM ev_t;
+SELECT count(*) FROM ev_t WHERE id BETWEEN 1 AND 2000;
+SELECT ev_buffers('ev_t') + ev_buffers('ev_t_pkey') AS ev_loaded \gset
+SELECT :ev_loaded > 20 AS loaded_enough;
+SELECT ev_shared_hits($$SELECT * FROM cachectl.evict('ev_t', cascade => true)$$) < :ev_loaded / 2 AS evictions_not_hits;
+SELECT ev_buffers('ev_t') + ev_buffers('ev_t_pkey') AS left_cached;
+
+-- a list naming one relation a million times is one relation: duplicates go
+-- before the list is expanded (and before the cap below is applied)
+SELECT relation = 'ev_t'::regclass AS is_table, fork
+FROM cachectl.evict_relations(array_fill('ev_t'::regclass, ARRAY[1000000]), 'main', cascade => true)
+ORDER BY relation::oid = 'ev_t'::regclass DESC, relation::text;
+-- a set holds at most a million distinct relations: 54000, checked before
+-- any of them is looked up
+\set VERBOSITY sqlstate
+SELECT count(*) FROM cachectl.evict_relations(ARRAY(SELECT g::oid::regclass FROM generate_series(1, 1000001) g));
+\set VERBOSITY default
+SELECT count(*) FROM cachectl.evict_relations(ARRAY(SELECT g::oid::regclass FROM generate_series(1, 1000001) g));
 
 DROP FUNCTION ev_buffers(regclass);
+DROP FUNCTION ev_shared_hits(text);
 DROP TABLE ev_t, ev_p, ev_temp;
 DROP EXTENSION pg_buffercache;
 DROP EXTENSION pg_cachectl;

@@ -22,6 +22,10 @@ GRANT SELECT ON priv_t TO regress_cachectl_granted;
 SET ROLE regress_cachectl_nobody;
 SELECT count(*) FROM cachectl.os_residency('priv_t');
 SELECT cachectl.os_engine();
+-- the cluster-wide actions, least of all
+SELECT cachectl.evict_all();
+SELECT cachectl.evict_database();
+SELECT cachectl.evict_buffer(1);
 RESET ROLE;
 
 -- pg_read_all_stats but no SELECT on the table: 42501, for its index and TOAST too
@@ -81,14 +85,28 @@ GRANT EXECUTE ON FUNCTION cachectl.evict(regclass, text, boolean),
                           cachectl.evict_database(name),
                           cachectl.evict_all() TO regress_cachectl_operator;
 SET ROLE regress_cachectl_operator;
+-- an action on a relation needs SELECT on it, as a report does: its counts
+-- tell residency and dirty state (42501, for its index too)
 SELECT relation, fork FROM cachectl.evict('priv_t', 'main');
+SELECT relation, fork FROM cachectl.evict('priv_t_pkey');
 SELECT relation, fork FROM cachectl.evict_relations(ARRAY['priv_t'::regclass], 'main');
+\set VERBOSITY default
+SELECT relation, fork FROM cachectl.evict('priv_t_pkey');
+\set VERBOSITY sqlstate
+-- the cluster-wide actions need their EXECUTE grant alone
 SELECT count(*) FROM cachectl.evict_buffer(1);
 SELECT count(*) FROM cachectl.evict_database();
 SELECT count(*) FROM cachectl.evict_all();
--- but reporting still needs its own grants
+-- and reporting still needs its own grants
 SELECT count(*) FROM cachectl.shared_residency('priv_t');
 RESET ROLE;
+GRANT SELECT ON priv_t TO regress_cachectl_operator;
+SET ROLE regress_cachectl_operator;
+SELECT relation, fork FROM cachectl.evict('priv_t', 'main');
+SELECT relation, fork FROM cachectl.evict_relations(ARRAY['priv_t'::regclass], 'main');
+SELECT relation, fork FROM cachectl.evict('priv_t_pkey');
+RESET ROLE;
+REVOKE SELECT ON priv_t FROM regress_cachectl_operator;
 REVOKE ALL ON SCHEMA cachectl FROM regress_cachectl_operator;
 REVOKE ALL ON FUNCTION cachectl.evict(regclass, text, boolean),
                        cachectl.evict_relations(regclass[], text, boolean),

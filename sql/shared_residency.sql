@@ -9,7 +9,8 @@ SELECT count(*) AS forks_evicted FROM cachectl.evict('sr_t', cascade => true);
 
 -- after eviction: the forks and their sizes, no buffer
 SELECT relation, fork, blocks = pg_relation_size('sr_t', fork) / current_setting('block_size')::int AS blocks_match,
-       buffers, dirty, pinned, usage_count_avg
+       size_bytes = pg_relation_size('sr_t', fork) AS size_bytes_match,
+       buffers, cached_bytes, dirty, dirty_bytes, pinned, usage_count_avg
 FROM cachectl.shared_residency('sr_t') ORDER BY fork;
 
 -- read it all: buffers appear, clean and unpinned, and match pg_buffercache
@@ -20,9 +21,21 @@ FROM cachectl.shared_residency('sr_t', 'main') r,
      (SELECT count(*) AS buffers FROM pg_buffercache
       WHERE relfilenode = pg_relation_filenode('sr_t') AND relforknumber = 0) b;
 
+-- the byte columns are the buffer counts in bytes; the average has two decimals
+SELECT cached_bytes = buffers * current_setting('block_size')::int8 AS cached_bytes_ok,
+       size_bytes = blocks * current_setting('block_size')::int8 AS size_bytes_ok,
+       usage_count_avg::numeric = round(usage_count_avg::numeric, 2) AS rounded
+FROM cachectl.shared_residency('sr_t', 'main');
+
 -- an update dirties buffers
 UPDATE sr_t SET doc = 'changed' WHERE id <= 10;
-SELECT dirty > 0 AS has_dirty FROM cachectl.shared_residency('sr_t', 'main');
+SELECT dirty > 0 AS has_dirty, dirty_bytes = dirty * current_setting('block_size')::int8 AS dirty_bytes_ok
+FROM cachectl.shared_residency('sr_t', 'main');
+-- a usage count average that is not a whole number is rounded: one buffer
+-- read once more than the others
+SELECT count(*) FROM sr_t WHERE id = 1;
+SELECT usage_count_avg::numeric = round(usage_count_avg::numeric, 2) AS two_decimals
+FROM cachectl.shared_residency('sr_t', 'main');
 
 -- cascade reports the index and the TOAST relations too
 SELECT relation = 'sr_t'::regclass AS is_table, fork
@@ -34,7 +47,8 @@ CREATE TABLE sr_empty (id int);
 SELECT count(*) FROM cachectl.shared_residency('sr_empty', 'vm');
 SELECT count(*) FROM cachectl.shared_residency(NULL);
 
--- a temporary table: reported (its buffers are local, so none are shared)
+-- a temporary table: reported, with a NOTICE that its pages live in the
+-- session's local buffers (so none are counted here)
 CREATE TEMP TABLE sr_temp AS SELECT 1 AS one;
 SELECT fork, buffers FROM cachectl.shared_residency('sr_temp');
 

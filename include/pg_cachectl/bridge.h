@@ -36,6 +36,8 @@ typedef enum cachectl_status
 	CACHECTL_INVALID_ARGUMENT,	/* the caller passed something impossible */
 	CACHECTL_OUT_OF_MEMORY,
 	CACHECTL_INTERNAL_ERROR,	/* an unexpected exception: a bug */
+	CACHECTL_UNSAFE_FILE,		/* a relation file that is not a regular file
+								 * the server's user owns; message says which */
 	CACHECTL_WRITE_BACK_FAILED	/* os_drop: a write-back call failed; see cachectl_drop_failure */
 } cachectl_status;
 
@@ -260,6 +262,10 @@ CACHECTL_BRIDGE_API cachectl_os_drop *cachectl_os_drop_create(const char *base_p
 															  cachectl_error *error) CACHECTL_NOEXCEPT;
 CACHECTL_BRIDGE_API void cachectl_os_drop_free(cachectl_os_drop *drop) CACHECTL_NOEXCEPT;
 
+/* Limit a drop (before its first step) to bytes [first_byte, end_byte) of the fork. */
+CACHECTL_BRIDGE_API cachectl_status cachectl_os_drop_limit(cachectl_os_drop *drop, int64_t first_byte,
+														   int64_t end_byte, cachectl_error *error) CACHECTL_NOEXCEPT;
+
 /*
  * One step.  CACHECTL_OK with *finished telling whether the fork is done;
  * CACHECTL_WRITE_BACK_FAILED with *failure saying which call failed on which
@@ -324,6 +330,13 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_os_prefetch_step(cachectl_os_prefet
 															  cachectl_error *error) CACHECTL_NOEXCEPT;
 CACHECTL_BRIDGE_API void cachectl_os_prefetch_result_of(const cachectl_os_prefetch *prefetch,
 														cachectl_prefetch_result *result) CACHECTL_NOEXCEPT;
+
+/*
+ * The pause (microseconds) before more work at max_bytes_per_second, with
+ * bytes_done in elapsed_us so far (throttle.hpp); 0 when behind the rate.
+ */
+CACHECTL_BRIDGE_API int64_t cachectl_throttle_delay_us(double max_bytes_per_second, int64_t bytes_done,
+													   int64_t elapsed_us) CACHECTL_NOEXCEPT;
 
 /* Why advice may not work for these files (tmpfs, ZFS), or "" (owned by the job). */
 CACHECTL_BRIDGE_API const char *cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) CACHECTL_NOEXCEPT;

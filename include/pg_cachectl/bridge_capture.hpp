@@ -29,6 +29,9 @@ cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
     } catch (const SystemError &e) {
         set_error(error, CACHECTL_FILE_ERROR, e.error_number(), e.what());
         return CACHECTL_FILE_ERROR;
+    } catch (const UnsafeFile &e) {
+        set_error(error, CACHECTL_UNSAFE_FILE, 0, e.what());
+        return CACHECTL_UNSAFE_FILE;
     } catch (const NotSupported &e) {
         set_error(error, CACHECTL_NOT_SUPPORTED, 0, e.what());
         return CACHECTL_NOT_SUPPORTED;

@@ -12,4 +12,7 @@
 struct cachectl_buffer_scan {
     pg_cachectl::BufferScan scan;
     std::vector<pg_cachectl::BufferScan::Row> rows;
+    // set when a match or count call failed: finish() then fails rather
+    // than return totals that silently miss buffers
+    mutable bool lost_buffer = false;
 };

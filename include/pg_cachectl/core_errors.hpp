@@ -29,6 +29,14 @@ class NotSupported : public std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// A relation file that is not what PostgreSQL makes: something other than a
+// regular file (a FIFO, a device, a directory, a socket), or a file the
+// server's user does not own.  The message names the file and what was found.
+class UnsafeFile : public std::runtime_error {
+  public:
+    using std::runtime_error::runtime_error;
+};
+
 // The caller passed an impossible argument.
 class InvalidArgument : public std::invalid_argument {
   public:

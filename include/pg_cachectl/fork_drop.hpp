@@ -36,6 +36,10 @@ class ForkDrop {
     // it, read as md.c reads them).
     ForkDrop(std::string base_path, std::int64_t segment_bytes, std::int64_t chunk_bytes = default_chunk_bytes);
 
+    // Only bytes [first_byte, end_byte) of the fork (counted across its
+    // segments): written back and dropped there, segments outside skipped.
+    void limit_to(std::int64_t first_byte, std::int64_t end_byte);
+
     enum class Step { more, done, failed };
 
     // One bounded unit: a chunk's writeback, a segment's fsync or its
@@ -64,6 +68,9 @@ class ForkDrop {
     std::string path_;
     std::int64_t size_ = 0;
     std::int64_t offset_ = 0;
+    std::int64_t segment_end_ = 0; // where this segment's work ends
+    std::int64_t range_first_ = 0;
+    std::int64_t range_end_ = -1; // -1: the whole fork
     bool last_segment_ = false;
     bool finished_ = false;
     std::int64_t bytes_written_back_ = 0;

@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <string>
+#include <sys/stat.h>
 
 namespace pg_cachectl {
 
@@ -29,9 +30,18 @@ class UniqueFd {
 // Opens path read-only; throws SystemError (with the path) on failure.
 UniqueFd open_read_only(const std::string &path);
 
-// Opens a relation segment file read-only without blocking on whatever sits
-// at its path, and refuses anything but a regular file (SystemError).
+// Opens a relation file (a segment of a fork) read-only, safely: the open
+// never blocks (a FIFO in place of a segment would otherwise block it for
+// good, deaf to cancellation), then the file must be a regular file owned by
+// the process's effective user, else UnsafeFile (naming the file and what it
+// is).  A file the server does not own is refused because the kernel hides
+// its page-cache state from mincore and cachestat (CVE-2019-5489): mincore
+// would call it all cached.  The returned descriptor is blocking again.
+// Every new code path that opens a relation file goes through this.
 UniqueFd open_relation_file(const std::string &path);
+
+// The same checks on what stat(2) or fstat(2) said about path.
+void check_relation_file(const std::string &path, const struct stat &file_status);
 
 // A read-only shared mapping of part of a file, unmapped when the owner goes
 // away.  Mapping does not read the file: pages are only faulted in on access,

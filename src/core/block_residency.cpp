@@ -14,9 +14,8 @@
 
 namespace pg_cachectl {
 
-std::int64_t cached_pages_of_blocks(const std::string &base_path, std::int64_t segment_bytes,
-                                    std::int64_t block_size, std::span<const std::uint32_t> blocks,
-                                    EngineChoice engine) {
+std::int64_t cached_pages_of_blocks(const std::string &base_path, std::int64_t segment_bytes, std::int64_t block_size,
+                                    std::span<const std::uint32_t> blocks, EngineChoice engine) {
     if (block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
         throw InvalidArgument("the segment size must be a multiple of the block size");
     const std::int64_t page_size = os_page_size();
@@ -47,8 +46,8 @@ std::int64_t cached_pages_of_blocks(const std::string &base_path, std::int64_t s
                 }
             }
             if (!segment_missing) {
-                const PageRange pages = pages_of_blocks(BlockRange{first, end - first}, segment_first_block,
-                                                        block_size, page_size);
+                const PageRange pages =
+                    pages_of_blocks(BlockRange{first, end - first}, segment_first_block, block_size, page_size);
                 std::optional<CacheCounts> counts;
                 if (use_cachestat)
                     counts = cachestat_range(fd.get(), pages.first * page_size, pages.count * page_size, nullptr);

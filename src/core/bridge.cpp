@@ -1,5 +1,7 @@
 // bridge.cpp — the noexcept C functions of bridge.h.  Each runs its body in
-// run_captured(), which turns every exception into a status and a message.
+// run_captured(), which turns every exception into a status and a message;
+// those without a status to return run it in run_or() or count_or_remember()
+// (see there for how their failures still reach the user).
 #include "pg_cachectl/bridge.h"
 
 #include "pg_cachectl/bridge_capture.hpp"
@@ -14,13 +16,13 @@
 #include <cstdio>
 #include <memory>
 #include <new>
+#include <stdexcept>
 
 // The opaque handle of bridge.h is the C++ report itself.
 struct cachectl_residency_report {
     explicit cachectl_residency_report(pg_cachectl::EngineChoice choice) : report(choice) {}
     pg_cachectl::ResidencyReport report;
 };
-
 
 namespace pg_cachectl {
 
@@ -43,6 +45,30 @@ namespace {
 using pg_cachectl::engine_choice;
 using pg_cachectl::run_captured;
 
+// For the calls with nothing but their result to report through: whatever
+// the body throws becomes `fallback`, a value the caller already treats as
+// "nothing here" (no row, no match).  None of them throws today; this keeps
+// a future throw from unwinding into the server.
+template <typename Result, typename Body>
+Result run_or(Result fallback, Body &&body) noexcept {
+    try {
+        return body();
+    } catch (...) {
+        return fallback;
+    }
+}
+
+// For the per-buffer calls of a pass: a failure is remembered in the scan,
+// and cachectl_buffer_scan_finish() reports it as an internal error.
+template <typename Body>
+void count_or_remember(const cachectl_buffer_scan *scan, Body &&body) noexcept {
+    try {
+        body();
+    } catch (...) {
+        scan->lost_buffer = true;
+    }
+}
+
 cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t os_pages,
                                            const pg_cachectl::CacheCounts &counts, bool has_cachestat_counters) {
     cachectl_residency_counts out{};
@@ -61,6 +87,23 @@ pg_cachectl::RelationFileKey to_core_key(const cachectl_relation_file_key &key) 
     return pg_cachectl::RelationFileKey{key.tablespace, key.database, key.file_number};
 }
 
+bool copy_buffer_row(const cachectl_buffer_scan *scan, size_t index, cachectl_buffer_row *row) {
+    if (scan == nullptr || row == nullptr || index >= scan->rows.size())
+        return false;
+    const pg_cachectl::BufferScan::Row &found = scan->rows[index];
+    row->relation_id = found.relation_id;
+    row->fork_number = found.fork;
+    row->blocks = found.tally.blocks;
+    row->buffers = found.tally.buffers;
+    row->dirty = found.tally.dirty;
+    row->pinned = found.tally.pinned;
+    row->usage_count_sum = found.tally.usage_count_sum;
+    row->evicted = found.tally.evicted;
+    row->flushed = found.tally.flushed;
+    row->skipped = found.tally.skipped;
+    return true;
+}
+
 } // namespace
 
 extern "C" {
@@ -76,12 +119,22 @@ cachectl_residency_report *cachectl_residency_report_create(cachectl_os_engine e
 }
 
 void cachectl_residency_report_free(cachectl_residency_report *report) noexcept {
-    std::unique_ptr<cachectl_residency_report> owned(report);
+    // a destructor that threw would leak the rest of the report, no more
+    run_or(0, [&] {
+        std::unique_ptr<cachectl_residency_report> owned(report);
+        return 0;
+    });
 }
 
 void cachectl_residency_report_clear(cachectl_residency_report *report) noexcept {
-    if (report != nullptr)
+    if (report == nullptr)
+        return;
+    // clearing a flat map and a position does not allocate; should it ever
+    // fail, the next scan_fork starts from a fresh position anyway
+    run_or(0, [&] {
         report->report.clear();
+        return 0;
+    });
 }
 
 cachectl_status cachectl_residency_report_scan_fork(cachectl_residency_report *report, int fork_number,
@@ -97,33 +150,39 @@ cachectl_status cachectl_residency_report_scan_fork(cachectl_residency_report *r
 }
 
 size_t cachectl_residency_report_row_count(const cachectl_residency_report *report) noexcept {
-    return report == nullptr ? 0 : report->report.segments().size();
+    return run_or(std::size_t{0}, [&] { return report == nullptr ? 0 : report->report.segments().size(); });
 }
 
+// false (the shim raises "row missing") if the row cannot be read
 bool cachectl_residency_report_row(const cachectl_residency_report *report, size_t index,
                                    cachectl_segment_row *row) noexcept {
-    if (report == nullptr || row == nullptr || index >= report->report.segments().size())
-        return false;
-    const auto &[key, segment] = *report->report.segments().nth(index);
-    const bool by_cachestat = segment.engine == pg_cachectl::Engine::cachestat;
-    row->fork_number = key.first;
-    row->segment = key.second;
-    row->path = segment.path.c_str();
-    row->engine = by_cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
-    row->counts = to_bridge_counts(segment.size_bytes, segment.os_pages, segment.counts, by_cachestat);
-    return true;
+    return run_or(false, [&] {
+        if (report == nullptr || row == nullptr || index >= report->report.segments().size())
+            return false;
+        const auto &[key, segment] = *report->report.segments().nth(index);
+        const bool by_cachestat = segment.engine == pg_cachectl::Engine::cachestat;
+        row->fork_number = key.first;
+        row->segment = key.second;
+        row->path = segment.path.c_str();
+        row->engine = by_cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
+        row->counts = to_bridge_counts(segment.size_bytes, segment.os_pages, segment.counts, by_cachestat);
+        return true;
+    });
 }
 
+// all zero if the sum cannot be made (summing integers does not throw today)
 void cachectl_residency_report_total(const cachectl_residency_report *report,
                                      cachectl_residency_counts *total) noexcept {
     if (total == nullptr)
         return;
-    if (report == nullptr) {
-        *total = cachectl_residency_counts{};
+    *total = cachectl_residency_counts{};
+    if (report == nullptr)
         return;
-    }
-    pg_cachectl::ResidencyTotal sum = report->report.total();
-    *total = to_bridge_counts(sum.size_bytes, sum.os_pages, sum.counts, sum.has_cachestat_counters);
+    run_or(0, [&] {
+        pg_cachectl::ResidencyTotal sum = report->report.total();
+        *total = to_bridge_counts(sum.size_bytes, sum.os_pages, sum.counts, sum.has_cachestat_counters);
+        return 0;
+    });
 }
 
 cachectl_cachestat_support cachectl_probe_cachestat(const char *owned_file_path) noexcept {
@@ -134,7 +193,7 @@ cachectl_cachestat_support cachectl_probe_cachestat(const char *owned_file_path)
             result = static_cast<cachectl_cachestat_support>(*remembered);
             return CACHECTL_OK;
         }
-        pg_cachectl::UniqueFd fd = pg_cachectl::open_read_only(owned_file_path);
+        pg_cachectl::UniqueFd fd = pg_cachectl::open_relation_file(owned_file_path);
         pg_cachectl::CachestatSupport support = pg_cachectl::probe_cachestat_on(fd.get());
         pg_cachectl::remember_cachestat_support(support);
         result = static_cast<cachectl_cachestat_support>(support);
@@ -150,7 +209,7 @@ cachectl_status cachectl_resolve_engine(cachectl_os_engine choice, const char *p
     return run_captured(error, [&] {
         if (path == nullptr || resolved == nullptr)
             throw pg_cachectl::InvalidArgument("a path and a result are required");
-        pg_cachectl::UniqueFd fd = pg_cachectl::open_read_only(path);
+        pg_cachectl::UniqueFd fd = pg_cachectl::open_relation_file(path);
         pg_cachectl::Engine engine = pg_cachectl::choose_engine(engine_choice(choice), fd.get());
         *resolved = engine == pg_cachectl::Engine::cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
         return CACHECTL_OK;
@@ -177,7 +236,10 @@ cachectl_buffer_scan *cachectl_buffer_scan_create(cachectl_error *error) noexcep
 }
 
 void cachectl_buffer_scan_free(cachectl_buffer_scan *scan) noexcept {
-    std::unique_ptr<cachectl_buffer_scan> owned(scan);
+    run_or(0, [&] {
+        std::unique_ptr<cachectl_buffer_scan> owned(scan);
+        return 0;
+    });
 }
 
 cachectl_status cachectl_buffer_scan_want(cachectl_buffer_scan *scan, const cachectl_relation_file_key *key,
@@ -207,60 +269,55 @@ int cachectl_buffer_scan_match(const cachectl_buffer_scan *scan, const cachectl_
                                int fork_number) noexcept {
     if (scan == nullptr || key == nullptr)
         return -1;
-    return scan->scan.match(to_core_key(*key), fork_number);
+    int slot = -1;
+    count_or_remember(scan, [&] { slot = scan->scan.match(to_core_key(*key), fork_number); });
+    return slot;
 }
 
 void cachectl_buffer_scan_count_resident(cachectl_buffer_scan *scan, int slot, bool dirty, bool pinned,
                                          int usage_count) noexcept {
-    if (scan != nullptr)
-        scan->scan.count_resident(slot, dirty, pinned, usage_count);
+    if (scan == nullptr)
+        return;
+    count_or_remember(scan, [&] { scan->scan.count_resident(slot, dirty, pinned, usage_count); });
 }
 
 void cachectl_buffer_scan_count_eviction(cachectl_buffer_scan *scan, int slot,
                                          cachectl_eviction_outcome outcome) noexcept {
     if (scan == nullptr)
         return;
-    switch (outcome) {
-    case CACHECTL_EVICTED:
-        scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::evicted);
-        break;
-    case CACHECTL_FLUSHED_AND_EVICTED:
-        scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::flushed_and_evicted);
-        break;
-    case CACHECTL_SKIPPED:
-        scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::skipped);
-        break;
-    }
+    count_or_remember(scan, [&] {
+        switch (outcome) {
+        case CACHECTL_EVICTED:
+            scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::evicted);
+            break;
+        case CACHECTL_FLUSHED_AND_EVICTED:
+            scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::flushed_and_evicted);
+            break;
+        case CACHECTL_SKIPPED:
+            scan->scan.count_eviction(slot, pg_cachectl::EvictionOutcome::skipped);
+            break;
+        }
+    });
 }
 
 cachectl_status cachectl_buffer_scan_finish(cachectl_buffer_scan *scan, cachectl_error *error) noexcept {
     return run_captured(error, [&] {
         if (scan == nullptr)
             throw pg_cachectl::InvalidArgument("a scan is required");
+        if (scan->lost_buffer)
+            throw std::runtime_error("a buffer could not be matched or counted: the totals would be short");
         scan->rows = scan->scan.rows();
         return CACHECTL_OK;
     });
 }
 
 size_t cachectl_buffer_scan_row_count(const cachectl_buffer_scan *scan) noexcept {
-    return scan == nullptr ? 0 : scan->rows.size();
+    return run_or(std::size_t{0}, [&] { return scan == nullptr ? 0 : scan->rows.size(); });
 }
 
+// false (the shim raises "row missing") if the row cannot be read
 bool cachectl_buffer_scan_row(const cachectl_buffer_scan *scan, size_t index, cachectl_buffer_row *row) noexcept {
-    if (scan == nullptr || row == nullptr || index >= scan->rows.size())
-        return false;
-    const pg_cachectl::BufferScan::Row &found = scan->rows[index];
-    row->relation_id = found.relation_id;
-    row->fork_number = found.fork;
-    row->blocks = found.tally.blocks;
-    row->buffers = found.tally.buffers;
-    row->dirty = found.tally.dirty;
-    row->pinned = found.tally.pinned;
-    row->usage_count_sum = found.tally.usage_count_sum;
-    row->evicted = found.tally.evicted;
-    row->flushed = found.tally.flushed;
-    row->skipped = found.tally.skipped;
-    return true;
+    return run_or(false, [&] { return copy_buffer_row(scan, index, row); });
 }
 
 int64_t cachectl_os_page_size() noexcept {

@@ -100,8 +100,8 @@ cachectl_status cachectl_draw_two_layers(const uint32_t *shared_blocks, size_t c
     });
 }
 
-cachectl_status cachectl_map_runs(const uint8_t *bits, int64_t bit_count, cachectl_block_range *runs,
-                                  size_t capacity, size_t *count, cachectl_error *error) noexcept {
+cachectl_status cachectl_map_runs(const uint8_t *bits, int64_t bit_count, cachectl_block_range *runs, size_t capacity,
+                                  size_t *count, cachectl_error *error) noexcept {
     return run_captured(error, [&] {
         if (count == nullptr)
             throw pg_cachectl::InvalidArgument("a count is required");

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <chrono>
 #include <span>
 
 // The opaque handles of bridge.h are the C++ jobs themselves.
@@ -96,6 +97,28 @@ cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, bool *finished, ca
         std::snprintf(failure->path, sizeof failure->path, "%s", found.path.c_str());
         return CACHECTL_WRITE_BACK_FAILED;
     });
+}
+
+cachectl_status cachectl_os_drop_limit(cachectl_os_drop *drop, int64_t first_byte, int64_t end_byte,
+                                       cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if (drop == nullptr)
+            throw pg_cachectl::InvalidArgument("a drop job is required");
+        drop->job.limit_to(first_byte, end_byte);
+        return CACHECTL_OK;
+    });
+}
+
+int64_t cachectl_throttle_delay_us(double max_bytes_per_second, int64_t bytes_done, int64_t elapsed_us) noexcept {
+    try {
+        if (max_bytes_per_second <= 0)
+            return 0;
+        return pg_cachectl::Throttle(max_bytes_per_second)
+            .delay_before_more(bytes_done, std::chrono::microseconds{elapsed_us})
+            .count();
+    } catch (...) {
+        return 0; // an impossible rate: the shim validated it, so never here
+    }
 }
 
 int64_t cachectl_os_drop_bytes_written_back(const cachectl_os_drop *drop) noexcept {

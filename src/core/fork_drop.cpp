@@ -18,6 +18,13 @@ ForkDrop::ForkDrop(std::string base_path, std::int64_t segment_bytes, std::int64
         throw InvalidArgument("a fork drop needs a path, a segment size and a chunk size");
 }
 
+void ForkDrop::limit_to(std::int64_t first_byte, std::int64_t end_byte) {
+    if (first_byte < 0 || end_byte < first_byte)
+        throw InvalidArgument("a drop range must not be negative or reversed");
+    range_first_ = first_byte;
+    range_end_ = end_byte;
+}
+
 void ForkDrop::next_segment() {
     fd_ = UniqueFd();
     if (last_segment_) {
@@ -49,15 +56,28 @@ ForkDrop::Step ForkDrop::step() {
         size_ = static_cast<std::int64_t>(file_status.st_size);
         last_segment_ = size_ < segment_bytes_;
         offset_ = 0;
+        segment_end_ = size_;
+        if (range_end_ >= 0) {
+            // the part of the range inside this segment, in its own offsets
+            const std::int64_t segment_start = static_cast<std::int64_t>(segment_) * segment_bytes_;
+            offset_ = std::clamp(range_first_ - segment_start, std::int64_t{0}, size_);
+            segment_end_ = std::clamp(range_end_ - segment_start, std::int64_t{0}, size_);
+            if (range_end_ <= segment_start + segment_bytes_)
+                last_segment_ = true;
+            if (offset_ >= segment_end_) {
+                next_segment(); // nothing of the range here
+                return finished_ ? Step::done : Step::more;
+            }
+        }
         phase_ = Phase::write_back;
         return Step::more;
     }
     case Phase::write_back: {
-        if (offset_ >= size_) {
+        if (offset_ >= segment_end_) {
             phase_ = Phase::fsync;
             return Step::more;
         }
-        const std::int64_t length = std::min(chunk_bytes_, size_ - offset_);
+        const std::int64_t length = std::min(chunk_bytes_, segment_end_ - offset_);
         const int rc = file_calls().sync_file_range(fd_.get(), offset_, length, SYNC_FILE_RANGE_WRITE);
         const int error_number = rc == 0 ? 0 : errno;
         offset_ += length;
@@ -66,7 +86,7 @@ ForkDrop::Step ForkDrop::step() {
             return Step::more;
         }
         if (error_number == ENOSYS) {
-            offset_ = size_; // no such call on this filesystem: fsync does the work
+            offset_ = segment_end_; // no such call on this filesystem: fsync does the work
             return Step::more;
         }
         failure_ = DropFailure{DropCall::start_writeback, error_number, path_};
@@ -82,7 +102,13 @@ ForkDrop::Step ForkDrop::step() {
         return Step::more;
     }
     case Phase::advise: {
-        const int error_number = file_calls().fadvise(fd_.get(), 0, 0, POSIX_FADV_DONTNEED);
+        // the whole file, or the range's part of it
+        const std::int64_t drop_first =
+            range_end_ >= 0 ? std::clamp(range_first_ - static_cast<std::int64_t>(segment_) * segment_bytes_,
+                                         std::int64_t{0}, size_)
+                            : 0;
+        const std::int64_t drop_length = range_end_ >= 0 ? segment_end_ - drop_first : 0;
+        const int error_number = file_calls().fadvise(fd_.get(), drop_first, drop_length, POSIX_FADV_DONTNEED);
         if (error_number != 0) {
             failure_ = DropFailure{DropCall::advise, error_number, path_};
             next_segment();

@@ -2,6 +2,7 @@
 #include "pg_cachectl/fork_files.hpp"
 
 #include "pg_cachectl/core_errors.hpp"
+#include "pg_cachectl/posix_handles.hpp"
 #include "pg_cachectl/segment_math.hpp"
 
 #include <cerrno>
@@ -23,6 +24,9 @@ std::optional<std::int64_t> fork_size_bytes(const std::string &base_path, std::i
                 return std::nullopt;
             return total;
         }
+        // A directory or a FIFO in place of a segment has a size too (a
+        // directory's is 4096): refuse it rather than report a wrong size.
+        check_relation_file(path, file_status);
         total += static_cast<std::int64_t>(file_status.st_size);
         if (file_status.st_size < segment_bytes)
             return total;

@@ -82,8 +82,7 @@ void ForkPrefetch::plan() {
                 break;
             throw SystemError(errno, "stat failed").on_file(path);
         }
-        if (!S_ISREG(file_status.st_mode))
-            throw SystemError(EINVAL, "\"" + path + "\" is not a regular file");
+        check_relation_file(path, file_status); // a FIFO, a device, another user's file: refused
         const std::int64_t size = static_cast<std::int64_t>(file_status.st_size);
         const std::int64_t segment_end_block = segment_first_block + size / block_size_;
 

@@ -41,19 +41,63 @@ UniqueFd open_read_only(const std::string &path) {
     return UniqueFd(fd);
 }
 
+namespace {
+
+const char *file_kind(mode_t mode) {
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a FIFO";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    if (S_ISLNK(mode))
+        return "a symbolic link";
+    return "of an unknown kind";
+}
+
+} // namespace
+
+void check_relation_file(const std::string &path, const struct stat &file_status) {
+    if (!S_ISREG(file_status.st_mode))
+        throw UnsafeFile("relation file \"" + path + "\" is " + file_kind(file_status.st_mode) +
+                         ", not a regular file");
+    const uid_t server_user = ::geteuid();
+    if (file_status.st_uid != server_user)
+        throw UnsafeFile("relation file \"" + path + "\" belongs to user ID " + std::to_string(file_status.st_uid) +
+                         ", not to the server's user ID " + std::to_string(server_user));
+}
+
 UniqueFd open_relation_file(const std::string &path) {
     int fd;
+    // O_NONBLOCK: opening a FIFO read-only waits for a writer, forever.
+    // O_NOCTTY: a terminal in its place must not become ours.
     do {
-        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     } while (fd < 0 && errno == EINTR);
-    if (fd < 0)
-        throw SystemError(errno, "could not open file \"" + path + "\"");
+    if (fd < 0) {
+        const int open_errno = errno;
+        // A unix socket cannot be opened at all (ENXIO): say what is there.
+        struct stat file_status {};
+        if (open_errno == ENXIO && ::stat(path.c_str(), &file_status) == 0)
+            check_relation_file(path, file_status);
+        throw SystemError(open_errno, "could not open file \"" + path + "\"");
+    }
     UniqueFd owned(fd);
+
     struct stat file_status {};
     if (::fstat(fd, &file_status) != 0)
-        throw SystemError(errno, "could not stat file \"" + path + "\"");
-    if (!S_ISREG(file_status.st_mode))
-        throw SystemError(S_ISDIR(file_status.st_mode) ? EISDIR : EINVAL, "\"" + path + "\" is not a regular file");
+        throw SystemError(errno, "fstat failed").on_file(path);
+    check_relation_file(path, file_status);
+
+    // Reads and mmap of a regular file ignore O_NONBLOCK, but later code must
+    // not have to know it was ever set.
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        throw SystemError(errno, "fcntl failed").on_file(path);
     return owned;
 }
 

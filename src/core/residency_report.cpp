@@ -34,9 +34,6 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path) {
         struct stat file_status {};
         if (::fstat(fd, &file_status) != 0)
             throw SystemError(errno, "fstat failed");
-        // A directory opens read-only just fine; only files hold relation data.
-        if (!S_ISREG(file_status.st_mode))
-            throw SystemError(EISDIR, "expected a regular file");
         SegmentResidency entry;
         entry.path = path;
         entry.engine = choose_engine(choice_, fd);
@@ -81,7 +78,7 @@ bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, s
         const std::string path = segment_path(base_path, position_.segment);
         UniqueFd fd;
         try {
-            fd = open_read_only(path);
+            fd = open_relation_file(path);
         } catch (const SystemError &error) {
             // A missing file ends the fork, as it ends it for md.c.
             if (error.error_number() != ENOENT)

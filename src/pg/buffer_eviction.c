@@ -10,6 +10,7 @@
  */
 #include "postgres.h"
 
+#include "executor/instrument.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/buf_internals.h"
@@ -36,8 +37,9 @@ read_buffer_header(int buf_id, BufferHeaderSnapshot *snapshot)
 
 /*
  * Writes the pinned, exclusively locked buffer.  A file that cannot be
- * opened or written for lack of permission or space is an I/O failure of
- * the eviction (class 58), not a privilege problem of the caller.
+ * opened or written for lack of permission is an I/O failure of the
+ * eviction (58030), not a privilege problem of the caller; a full disk stays
+ * 53100, so that monitoring tells it apart.
  */
 static void
 flush_locked_buffer(Buffer buffer)
@@ -59,7 +61,8 @@ flush_locked_buffer(Buffer buffer)
 			PG_RE_THROW();
 		FlushErrorState();
 		ereport(ERROR,
-				(errcode(ERRCODE_IO_ERROR),
+				(errcode(failure->sqlerrcode == ERRCODE_DISK_FULL
+						 ? ERRCODE_DISK_FULL : ERRCODE_IO_ERROR),
 				 errmsg("could not write shared buffer %d before evicting it", buffer),
 				 errdetail("%s", failure->message),
 				 failure->context ? errcontext("%s", failure->context) : 0));
@@ -78,16 +81,26 @@ evict_buffer_page(int buf_id, const BufferTag *tag)
 	uint32		hash;
 	LWLock	   *partition_lock;
 	uint32		state;
+	int64		hits_before = pgBufferUsage.shared_blks_hit;
+	bool		pinned;
 
 	/* Pins only if the buffer still holds exactly that page; no I/O. */
-	if (!CACHECTL_READ_RECENT_BUFFER(expected, buffer))
+	pinned = CACHECTL_READ_RECENT_BUFFER(expected, buffer);
+
+	/*
+	 * ReadRecentBuffer counts a shared-buffer hit, as if a query had read the
+	 * page: undone, so that an eviction does not show up as reads in EXPLAIN
+	 * (BUFFERS) or pg_stat_statements.
+	 */
+	pgBufferUsage.shared_blks_hit = hits_before;
+	if (!pinned)
 		return BUFFER_PAGE_GONE;
 
 	/* Exclusive content lock with ours as the only pin, or give up at once. */
 	if (!ConditionalLockBufferForCleanup(buffer))
 	{
 		ReleaseBuffer(buffer);
-		return BUFFER_SKIPPED;
+		return BUFFER_SKIPPED_PINNED;
 	}
 
 	if (pg_atomic_read_u32(&desc->state) & BM_DIRTY)
@@ -118,7 +131,7 @@ evict_buffer_page(int buf_id, const BufferTag *tag)
 
 	UnlockReleaseBuffer(buffer);
 	if (!invalidated)
-		return BUFFER_SKIPPED;
+		return BUFFER_SKIPPED_IN_USE;
 
 	/* Unpinned and invalid: hand it to the next backend that needs a buffer. */
 	StrategyFreeBuffer(desc);

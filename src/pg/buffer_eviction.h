@@ -21,7 +21,8 @@ typedef enum BufferEvictionResult
 {
 	BUFFER_EVICTED,
 	BUFFER_FLUSHED_AND_EVICTED,
-	BUFFER_SKIPPED,				/* pinned, or in use when rechecked */
+	BUFFER_SKIPPED_PINNED,		/* someone else holds a pin */
+	BUFFER_SKIPPED_IN_USE,		/* pinned or dirtied again by the recheck */
 	BUFFER_PAGE_GONE			/* no longer holds that page: not ours to count */
 } BufferEvictionResult;
 
@@ -30,8 +31,10 @@ extern void read_buffer_header(int buf_id, BufferHeaderSnapshot *snapshot);
 /*
  * Evicts buffer buf_id if it still holds the page `tag` names and nobody
  * else pins it, writing it first if dirty (WAL flushed to its LSN first).
- * Never waits for a pin.  An I/O error while writing is raised with a
- * class-58 SQLSTATE; error cleanup releases the pin and locks it held.
+ * Never waits for a pin.  A failed write is raised as 58030 (53100 for a
+ * full disk); (sub)transaction abort releases the pin, the content lock and
+ * the buffer's I/O state it held (see buffer_pool_pass.c for a pass that
+ * goes on after a failed write).
  */
 extern BufferEvictionResult evict_buffer_page(int buf_id, const BufferTag *tag);
 

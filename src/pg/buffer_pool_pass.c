@@ -11,9 +11,12 @@
  */
 #include "postgres.h"
 
+#include "access/xact.h"
 #include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/resowner.h"
 
 #include "buffer_eviction.h"
 #include "buffer_pool_pass.h"
@@ -39,7 +42,8 @@ outcome_of(BufferEvictionResult result)
 			return CACHECTL_EVICTED;
 		case BUFFER_FLUSHED_AND_EVICTED:
 			return CACHECTL_FLUSHED_AND_EVICTED;
-		case BUFFER_SKIPPED:
+		case BUFFER_SKIPPED_PINNED:
+		case BUFFER_SKIPPED_IN_USE:
 		case BUFFER_PAGE_GONE:
 			break;
 	}
@@ -75,6 +79,13 @@ buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action)
 												header.pins > 0, header.usage_count);
 			continue;
 		}
+		if (action == BUFFER_PASS_COLLECT)
+		{
+			/* out of memory for a number: the caller raises it after the pass */
+			(void) cachectl_buffer_scan_count_resident_block(scan, slot, header.tag.blockNum, header.dirty,
+															 header.pins > 0, header.usage_count);
+			continue;
+		}
 
 		if (header.pins > 0)
 			cachectl_buffer_scan_count_eviction(scan, slot, CACHECTL_SKIPPED);
@@ -88,12 +99,17 @@ buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action)
 	}
 }
 
-void
-buffer_pool_evict_database(Oid database, BufferPassTotals *totals)
+/*
+ * Evicts the buffers of a database from buf_id *position on, advancing
+ * *position past each buffer it has dealt with, so that after an error
+ * *position is the buffer that raised it.
+ */
+static void
+evict_database_from(Oid database, volatile int *position, BufferPassTotals *totals)
 {
-	memset(totals, 0, sizeof(*totals));
-	for (int buf_id = 0; buf_id < NBuffers; buf_id++)
+	for (; *position < NBuffers; (*position)++)
 	{
+		int			buf_id = *position;
 		BufferDesc *desc = GetBufferDescriptor(buf_id);
 		BufferHeaderSnapshot header;
 
@@ -123,11 +139,87 @@ buffer_pool_evict_database(Oid database, BufferPassTotals *totals)
 			case BUFFER_EVICTED:
 				totals->evicted++;
 				break;
-			case BUFFER_SKIPPED:
+			case BUFFER_SKIPPED_PINNED:
+			case BUFFER_SKIPPED_IN_USE:
 				totals->skipped++;
 				break;
 			case BUFFER_PAGE_GONE:
 				break;
 		}
 	}
+}
+
+/* The failures a pass over many relations survives: the buffer's write. */
+static bool
+is_write_failure(const ErrorData *failure)
+{
+	int			class = ERRCODE_TO_CATEGORY(failure->sqlerrcode);
+
+	return class == ERRCODE_TO_CATEGORY(ERRCODE_IO_ERROR) ||
+		class == ERRCODE_TO_CATEGORY(ERRCODE_INSUFFICIENT_RESOURCES);
+}
+
+/*
+ * The pass runs inside a subtransaction, started again after each failed
+ * write.  Only a (sub)transaction abort undoes what a failed FlushOneBuffer
+ * leaves behind — the buffer marked as in I/O, its content lock, our pin —
+ * and a PG_CATCH alone would leave all three, so the next backend to start
+ * I/O on that buffer would wait forever.  Buffers evicted before the failure
+ * stay evicted: eviction is not transactional.  The subtransaction is always
+ * rolled back before an error is raised again, so that a caller's own
+ * subtransaction (a PL/pgSQL exception block) is the one its handler ends.
+ */
+void
+buffer_pool_evict_database(Oid database, BufferPassTotals *totals)
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	ResourceOwner caller_owner = CurrentResourceOwner;
+	volatile int position = 0;
+
+	memset(totals, 0, sizeof(*totals));
+	while (position < NBuffers)
+	{
+		BeginInternalSubTransaction(NULL);
+		MemoryContextSwitchTo(caller_context);
+		PG_TRY();
+		{
+			evict_database_from(database, &position, totals);
+			ReleaseCurrentSubTransaction();
+		}
+		PG_CATCH();
+		{
+			ErrorData  *failure;
+
+			MemoryContextSwitchTo(caller_context);
+			failure = CopyErrorData();
+			FlushErrorState();
+			RollbackAndReleaseCurrentSubTransaction();
+			MemoryContextSwitchTo(caller_context);
+			CurrentResourceOwner = caller_owner;
+
+			if (!is_write_failure(failure))
+				ReThrowError(failure);
+			totals->failed++;
+			if (totals->first_failure == NULL)
+				totals->first_failure = failure;
+			else
+				FreeErrorData(failure);
+			position++;			/* leave the failed buffer in place */
+		}
+		PG_END_TRY();
+		MemoryContextSwitchTo(caller_context);
+		CurrentResourceOwner = caller_owner;
+	}
+}
+
+void
+buffer_pool_warn_failed_writes(const BufferPassTotals *totals)
+{
+	if (totals->failed > 0)
+		ereport(WARNING,
+				(errcode(totals->first_failure->sqlerrcode),
+				 errmsg("could not write %lld dirty shared buffers; they were left in place",
+						(long long) totals->failed),
+				 errdetail("The first failure: %s", totals->first_failure->message),
+				 errhint("The server's log names every failed write.")));
 }

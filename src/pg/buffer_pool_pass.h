@@ -10,6 +10,7 @@
 typedef enum BufferPassAction
 {
 	BUFFER_PASS_COUNT,			/* residency: buffers, dirty, pinned, usage */
+	BUFFER_PASS_COLLECT,		/* the same, and the block numbers (the scan must collect them) */
 	BUFFER_PASS_EVICT
 } BufferPassAction;
 
@@ -19,12 +20,22 @@ typedef struct BufferPassTotals
 	int64		evicted;
 	int64		flushed;
 	int64		skipped;
+	int64		failed;			/* dirty buffers whose write failed: left in place */
+	ErrorData  *first_failure;	/* why the first of them failed, or NULL */
 } BufferPassTotals;
 
 /* Pass over the buffers of the relation forks the scan wants. */
 extern void buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action);
 
-/* Evicts every buffer of a database (InvalidOid: of every database). */
+/*
+ * Evicts every buffer of a database (InvalidOid: of every database).  A
+ * buffer whose write fails is left in place and counted in totals->failed
+ * (the pass goes on: no single relation was asked for); any other error,
+ * a cancellation included, ends the pass.
+ */
 extern void buffer_pool_evict_database(Oid database, BufferPassTotals *totals);
+
+/* One WARNING for the buffers whose write failed, if any (the first says why). */
+extern void buffer_pool_warn_failed_writes(const BufferPassTotals *totals);
 
 #endif							/* PG_CACHECTL_BUFFER_POOL_PASS_H */

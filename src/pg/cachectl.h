@@ -15,6 +15,9 @@ extern int	cachectl_os_engine_setting;
 extern bool cachectl_progress_setting;
 extern bool cachectl_log_actions_setting;
 
+/* cachectl.prewarm_max_share: the most of shared_buffers one prewarm call fills */
+extern double cachectl_prewarm_max_share_setting;
+
 /*
  * Raise the error a core call reported; never returns.  (PostgreSQL 18
  * replaced the postfix pg_attribute_noreturn() with a prefix pg_noreturn.)
@@ -25,9 +28,16 @@ pg_noreturn extern void cachectl_raise_core_error(const cachectl_error *error);
 extern void cachectl_raise_core_error(const cachectl_error *error) pg_attribute_noreturn();
 #endif
 
-/* Frees a core object (with free_object) when owner is reset or deleted. */
-extern void cachectl_free_with_context(MemoryContext owner, void (*free_object) (void *),
-									   void *object);
+/*
+ * Tying a core object to a memory context, in three steps: reserve the
+ * callback (may raise: nothing exists yet to leak), create the object (the
+ * core does not raise), then register it, which allocates nothing and cannot
+ * fail, so the object is freed (with free_object) when owner is reset or
+ * deleted, by an error too.
+ */
+extern MemoryContextCallback *cachectl_reserve_free_callback(MemoryContext owner);
+extern void cachectl_free_with_context(MemoryContext owner, MemoryContextCallback *callback,
+									   void (*free_object) (void *), void *object);
 
 /* The segment size of every relation fork, in bytes. */
 #define CACHECTL_SEGMENT_BYTES ((int64) RELSEG_SIZE * BLCKSZ)

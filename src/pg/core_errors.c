@@ -22,6 +22,14 @@ cachectl_raise_core_error(const cachectl_error *error)
 					(errcode_for_file_access(),
 					 errmsg("%s", error->message)));
 			break;
+		case CACHECTL_UNSAFE_FILE:
+			/* the data directory was tampered with: no grant can fix that */
+			ereport(ERROR,
+					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+					 errmsg("%s", error->message),
+					 errhint("PostgreSQL keeps only regular files owned by the server's operating-system user "
+							 "in the data directory: this one was replaced or changed outside PostgreSQL.")));
+			break;
 		case CACHECTL_NOT_SUPPORTED:
 			ereport(ERROR,
 					(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

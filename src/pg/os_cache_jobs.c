@@ -39,8 +39,7 @@ free_prefetch(void *prefetch)
 	cachectl_os_prefetch_free((cachectl_os_prefetch *) prefetch);
 }
 
-/* Sleeps on the latch (so a cancel or a timeout wakes it), then checks interrupts. */
-static void
+void
 sleep_between_steps(int64 delay_us)
 {
 	long		timeout_ms = (long) Min((delay_us + 999) / 1000, LONGEST_SLEEP_MS);
@@ -86,20 +85,28 @@ void
 os_drop_fork(const char *base_path, const char *relation_name, const char *fork_name,
 			 ActionProgress *progress)
 {
+	os_drop_fork_blocks(base_path, -1, 0, relation_name, fork_name, progress);
+}
+
+void
+os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
+					const char *relation_name, const char *fork_name, ActionProgress *progress)
+{
 	MemoryContext owner = CurrentMemoryContext;
 	cachectl_error error = {0};
 	cachectl_os_drop *drop;
 	bool		finished = false;
 	MemoryContextCallback *callback;
 
-	/* reserve the callback first: an out-of-memory then cannot leak the job */
-	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
+	callback = cachectl_reserve_free_callback(owner);
 	drop = cachectl_os_drop_create(base_path, CACHECTL_SEGMENT_BYTES, &error);
 	if (drop == NULL)
 		cachectl_raise_core_error(&error);
-	callback->func = free_drop;
-	callback->arg = drop;
-	MemoryContextRegisterResetCallback(owner, callback);
+	cachectl_free_with_context(owner, callback, free_drop, drop);
+	if (first_block >= 0 &&
+		cachectl_os_drop_limit(drop, first_block * BLCKSZ, (first_block + block_count) * BLCKSZ,
+							   &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
 
 	while (!finished)
 	{
@@ -122,11 +129,12 @@ os_drop_fork(const char *base_path, const char *relation_name, const char *fork_
 }
 
 cachectl_os_prefetch *
-os_prefetch_register(MemoryContext owner, cachectl_os_prefetch *job, const cachectl_error *error)
+os_prefetch_register(MemoryContext owner, MemoryContextCallback *reserved, cachectl_os_prefetch *job,
+					 const cachectl_error *error)
 {
 	if (job == NULL)
 		cachectl_raise_core_error(error);
-	cachectl_free_with_context(owner, free_prefetch, job);
+	cachectl_free_with_context(owner, reserved, free_prefetch, job);
 	return job;
 }
 

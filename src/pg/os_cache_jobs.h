@@ -20,6 +20,11 @@
 extern void os_drop_fork(const char *base_path, const char *relation_name, const char *fork_name,
 						 ActionProgress *progress);
 
+/* The same for blocks [first_block, first_block + block_count) of the fork only. */
+extern void os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
+								const char *relation_name, const char *fork_name,
+								ActionProgress *progress);
+
 /* Runs a prefetch job (created in owner's lifetime) to its end. */
 extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 							ActionProgress *progress, cachectl_prefetch_result *result);
@@ -27,8 +32,18 @@ extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name
 /* The prefetch options of the calling session: engine, rate limit, wait. */
 extern cachectl_prefetch_options os_prefetch_options(double max_mb_per_sec, bool wait);
 
-/* A job freed with owner, on success or error alike. */
-extern cachectl_os_prefetch *os_prefetch_register(MemoryContext owner, cachectl_os_prefetch *job,
-												  const cachectl_error *error);
+/*
+ * Sleeps on the latch (at most 100 ms, so a cancel or statement_timeout is
+ * seen within a second), then checks interrupts.
+ */
+extern void sleep_between_steps(int64 delay_us);
+
+/*
+ * A job freed with owner, on success or error alike: reserve the callback
+ * (cachectl_reserve_free_callback) before creating the job, then pass both;
+ * a NULL job raises the error its creation reported.
+ */
+extern cachectl_os_prefetch *os_prefetch_register(MemoryContext owner, MemoryContextCallback *reserved,
+												  cachectl_os_prefetch *job, const cachectl_error *error);
 
 #endif							/* PG_CACHECTL_OS_CACHE_JOBS_H */

@@ -281,6 +281,7 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 				cachectl_prefetch_options options;
 				cachectl_error error = {0};
 				cachectl_os_prefetch *job;
+				MemoryContextCallback *reserved;
 				cachectl_prefetch_result result;
 				TimestampTz started;
 				Datum		values[OS_PREFETCH_COLUMNS] = {0};
@@ -312,11 +313,10 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 				MemoryContextSwitchTo(fork_context);
 				started = GetCurrentTimestamp();
 				options = os_prefetch_options(rate, wait);
-				job = os_prefetch_register(fork_context,
-										   cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
-																	   &range, range.count > 0 ? 1 : 0,
-																	   &options, &error),
-										   &error);
+				/* the callback first: an out-of-memory then cannot leak the job */
+				reserved = cachectl_reserve_free_callback(fork_context);
+				job = cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, &range, range.count > 0 ? 1 : 0, &options, &error);
+				job = os_prefetch_register(fork_context, reserved, job, &error);
 				os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
 				progress.forks++;
 
@@ -375,6 +375,7 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	cachectl_prefetch_options options;
 	cachectl_error error = {0};
 	cachectl_os_prefetch *job;
+	MemoryContextCallback *reserved;
 	cachectl_prefetch_result result;
 	Datum		values[OS_RESTORE_COLUMNS] = {0};
 	bool		nulls[OS_RESTORE_COLUMNS] = {0};
@@ -410,11 +411,10 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 		os_drop_fork(path, RelationGetRelationName(rel), forkNames[fork], &progress);
 
 	options = os_prefetch_options(rate, wait);
-	job = os_prefetch_register(work_context,
-							   cachectl_os_prefetch_create_from_map(path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
-																	VARBITS(map), VARBITLEN(map),
-																	&options, &error),
-							   &error);
+	/* the callback first: an out-of-memory then cannot leak the job */
+	reserved = cachectl_reserve_free_callback(work_context);
+	job = cachectl_os_prefetch_create_from_map(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, VARBITS(map), VARBITLEN(map), &options, &error);
+	job = os_prefetch_register(work_context, reserved, job, &error);
 	os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
 	progress.forks++;
 	action_progress_end(&progress);

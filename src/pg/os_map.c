@@ -17,6 +17,7 @@
 #include "utils/varbit.h"
 
 #include "cachectl.h"
+#include "os_map.h"
 #include "relation_set.h"
 #include "version_compat.h"
 
@@ -29,9 +30,8 @@ free_map(void *map)
 	cachectl_os_map_free((cachectl_os_map *) map);
 }
 
-/* Fills the cleared bits of `result` for the fork at path; cancellable. */
-static void
-build_map(VarBit *result, const char *path)
+void
+os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 {
 	MemoryContext owner = CurrentMemoryContext;
 	MemoryContextCallback *callback;
@@ -39,15 +39,12 @@ build_map(VarBit *result, const char *path)
 	cachectl_os_map *map;
 	cachectl_status status;
 
-	/* reserve the callback first: an out-of-memory then cannot leak the job */
-	callback = MemoryContextAlloc(owner, sizeof(MemoryContextCallback));
-	map = cachectl_os_map_create(VARBITS(result), VARBITLEN(result), path, CACHECTL_SEGMENT_BYTES,
+	callback = cachectl_reserve_free_callback(owner);
+	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
 								 BLCKSZ, (cachectl_os_engine) cachectl_os_engine_setting, &error);
 	if (map == NULL)
 		cachectl_raise_core_error(&error);
-	callback->func = free_map;
-	callback->arg = map;
-	MemoryContextRegisterResetCallback(owner, callback);
+	cachectl_free_with_context(owner, callback, free_map, map);
 
 	for (;;)
 	{
@@ -118,7 +115,7 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 										 ALLOCSET_DEFAULT_SIZES);
 	caller_context = MemoryContextSwitchTo(work_context);
 	if (blocks > 0)
-		build_map(result, path);
+		os_map_fill(VARBITS(result), blocks, path);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);	/* frees the job, closes its file */
 

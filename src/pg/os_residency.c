@@ -56,14 +56,16 @@ os_residency_report_create(MemoryContext owner)
 {
 	cachectl_error error = {0};
 	cachectl_residency_report *report;
+	MemoryContextCallback *callback;
 
 	probe_os_engine();
+	callback = cachectl_reserve_free_callback(owner);
 	report = cachectl_residency_report_create((cachectl_os_engine) cachectl_os_engine_setting,
 											  &error);
 	if (report == NULL)
 		cachectl_raise_core_error(&error);
 
-	cachectl_free_with_context(owner, free_report, report);
+	cachectl_free_with_context(owner, callback, free_report, report);
 	return report;
 }
 
@@ -72,6 +74,14 @@ static void
 scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 {
 	char	   *base_path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+
+	os_residency_scan_path(report, fork, base_path);
+	pfree(base_path);
+}
+
+void
+os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path)
+{
 	cachectl_error error = {0};
 	cachectl_status status;
 
@@ -87,7 +97,6 @@ scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 	}
 	if (status != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
-	pfree(base_path);
 }
 
 /* Measures the named fork, or every fork, of one locked relation. */

@@ -16,6 +16,9 @@ extern cachectl_residency_report *os_residency_report_create(MemoryContext owner
 /* Clears the report, then measures the named fork (or every fork) of a locked relation. */
 extern void os_residency_scan_relation(cachectl_residency_report *report, Oid relid, int only_fork);
 
+/* Adds the segments of the fork at base_path (none if it does not exist); cancellable. */
+extern void os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path);
+
 /* The sums over one fork's segments; false when the fork has no file. */
 extern bool os_residency_fork_total(const cachectl_residency_report *report, int fork,
 									cachectl_residency_counts *total);

@@ -13,6 +13,7 @@ PG_MODULE_MAGIC;
 int			cachectl_os_engine_setting = CACHECTL_ENGINE_AUTO;
 bool		cachectl_progress_setting = false;
 bool		cachectl_log_actions_setting = false;
+double		cachectl_prewarm_max_share_setting = 0.5;
 
 static const struct config_enum_entry os_engine_options[] = {
 	{"auto", CACHECTL_ENGINE_AUTO, false},
@@ -52,6 +53,16 @@ _PG_init(void)
 							 &cachectl_log_actions_setting,
 							 false,
 							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomRealVariable("cachectl.prewarm_max_share",
+							 "The largest share of shared_buffers one prewarm call fills.",
+							 "Loading stops there with a NOTICE, so a prewarm never evicts the whole pool "
+							 "(nor, with a ring too small, its own work).",
+							 &cachectl_prewarm_max_share_setting,
+							 0.5, 0.0, 1.0,
+							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
 

@@ -84,14 +84,17 @@ toast_table_owner(Oid toast_relid)
 /*
  * The table privileges are checked on: an index's table, a TOAST table's
  * owner (through a TOAST index too), else the relation itself — as
- * pg_prewarm and core's own statistics functions reason.
+ * pg_prewarm and core's own statistics functions reason.  InvalidOid when
+ * the index was dropped meanwhile.
  */
 static Oid
 privilege_table_of(Oid relid, char relkind)
 {
 	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
 	{
-		relid = IndexGetRelation(relid, false);
+		relid = IndexGetRelation(relid, true);
+		if (!OidIsValid(relid))
+			return InvalidOid;
 		relkind = get_rel_relkind(relid);
 	}
 	if (relkind == RELKIND_TOASTVALUE)
@@ -105,14 +108,36 @@ privilege_table_of(Oid relid, char relkind)
 }
 
 static void
-check_report_privilege(Oid relid, char relkind)
+relation_gone_error(Oid relid)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_UNDEFINED_TABLE),
+			 errmsg("relation with OID %u does not exist", relid)));
+}
+
+/*
+ * Reports and actions alike need SELECT on the table a named relation
+ * belongs to: an action's per-relation counts reveal residency too.
+ */
+static void
+check_select_privilege(Oid relid, char relkind)
 {
 	Oid			table = privilege_table_of(relid, relkind);
-	AclResult	result = pg_class_aclcheck(table, GetUserId(), ACL_SELECT);
+	bool		missing = false;
+	AclResult	result;
+	char	   *table_name;
 
-	if (result != ACLCHECK_OK)
-		aclcheck_error(result, get_relkind_objtype(get_rel_relkind(table)),
-					   get_rel_name(table));
+	if (!OidIsValid(table))
+		relation_gone_error(relid);
+	result = pg_class_aclcheck_ext(table, GetUserId(), ACL_SELECT, &missing);
+	if (missing)
+		relation_gone_error(table);
+	if (result == ACLCHECK_OK)
+		return;
+	table_name = get_rel_name(table);
+	if (table_name == NULL)
+		relation_gone_error(table);
+	aclcheck_error(result, get_relkind_objtype(get_rel_relkind(table)), table_name);
 }
 
 /* Every index of a table, from pg_index (valid or not: all have storage). */
@@ -173,30 +198,29 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 	Form_pg_class form;
 	char		relkind;
 	char		relpersistence;
+	char	   *relname;
 
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
 	if (!HeapTupleIsValid(tuple))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
+		relation_gone_error(relid);
 	form = (Form_pg_class) GETSTRUCT(tuple);
 	relkind = form->relkind;
 	relpersistence = form->relpersistence;
+	relname = pstrdup(NameStr(form->relname));
 	ReleaseSysCache(tuple);
 
 	if (!RELKIND_HAS_STORAGE(relkind) && !RELKIND_HAS_PARTITIONS(relkind))
 		ereport(ERROR,
 				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("relation \"%s\" has no storage", get_rel_name(relid)),
+				 errmsg("relation \"%s\" has no storage", relname),
 				 errdetail_relkind_not_supported(relkind)));
 
-	if (purpose == RELATION_SET_REPORT)
-		check_report_privilege(relid, relkind);
+	check_select_privilege(relid, relkind);
 
 	if (purpose == RELATION_SET_ACTION && relpersistence == RELPERSISTENCE_TEMP)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-				 errmsg("cannot act on temporary relation \"%s\"", get_rel_name(relid)),
+				 errmsg("cannot act on temporary relation \"%s\"", relname),
 				 errdetail("Its buffers are local to the session that created it.")));
 
 	if (RELKIND_HAS_PARTITIONS(relkind))
@@ -205,14 +229,30 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 		ListCell   *cell;
 
 		foreach(cell, partitions)
+		{
+			CHECK_FOR_INTERRUPTS();
 			add_member(members, lfirst_oid(cell), cascade);
+		}
 		list_free(partitions);
 	}
 	else
 		add_member(members, relid, cascade);
 }
 
-/* For actions: leave out temporary members, saying so. */
+/* Says that a member was left out because it was dropped meanwhile. */
+static void
+notice_member_gone(Oid relid)
+{
+	ereport(NOTICE,
+			(errmsg("skipping relation with OID %u", relid),
+			 errdetail("It was dropped while the call was running.")));
+}
+
+/*
+ * For actions: leave out temporary members, saying so.  The members were
+ * listed without locks: one dropped since (an index dropped concurrently,
+ * the old index of REINDEX CONCURRENTLY) is left out too.
+ */
 static void
 skip_temporary_members(MemberList *members)
 {
@@ -221,17 +261,57 @@ skip_temporary_members(MemberList *members)
 	for (int i = 0; i < members->count; i++)
 	{
 		Oid			relid = members->relids[i];
+		HeapTuple	tuple;
+		Form_pg_class form;
 
-		if (get_rel_persistence(relid) == RELPERSISTENCE_TEMP)
+		CHECK_FOR_INTERRUPTS();
+		tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+		if (!HeapTupleIsValid(tuple))
 		{
-			ereport(NOTICE,
-					(errmsg("skipping temporary relation \"%s\"", get_rel_name(relid)),
-					 errdetail("Its buffers are local to the session that created it.")));
+			notice_member_gone(relid);
 			continue;
 		}
+		form = (Form_pg_class) GETSTRUCT(tuple);
+		if (form->relpersistence == RELPERSISTENCE_TEMP)
+		{
+			ereport(NOTICE,
+					(errmsg("skipping temporary relation \"%s\"", NameStr(form->relname)),
+					 errdetail("Its buffers are local to the session that created it.")));
+			ReleaseSysCache(tuple);
+			continue;
+		}
+		ReleaseSysCache(tuple);
 		members->relids[kept++] = relid;
 	}
 	members->count = kept;
+}
+
+/* Sorts relids and removes duplicates; returns how many remain. */
+static int
+sort_unique_oids(Oid *relids, int count)
+{
+	int			unique = 0;
+
+	if (count > 1)
+		qsort(relids, count, sizeof(Oid), oid_compare);
+	for (int i = 0; i < count; i++)
+		if (unique == 0 || relids[unique - 1] != relids[i])
+			relids[unique++] = relids[i];
+	return unique;
+}
+
+static void
+check_set_size(int count, bool named)
+{
+	if (count <= RELATION_SET_MAX_RELATIONS)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+			 errmsg("a relation set may hold at most %d relations", RELATION_SET_MAX_RELATIONS),
+			 named
+			 ? errdetail("The call names %d distinct relations.", count)
+			 : errdetail("The relations named expand to %d relations.", count),
+			 errhint("Split the work into several calls.")));
 }
 
 RelationSet *
@@ -240,17 +320,23 @@ relation_set_build(const Oid *named, int named_count, bool cascade,
 {
 	MemberList	members = {0};
 	RelationSet *set = palloc0(sizeof(RelationSet));
-	int			unique = 0;
+	Oid		   *distinct = palloc(sizeof(Oid) * Max(named_count, 1));
+	int			distinct_count;
 
-	for (int i = 0; i < named_count; i++)
-		add_named_relation(&members, named[i], cascade, purpose);
+	/* a list of one relation repeated a million times is one relation */
+	memcpy(distinct, named, sizeof(Oid) * named_count);
+	distinct_count = sort_unique_oids(distinct, named_count);
+	check_set_size(distinct_count, true);
 
-	if (members.count > 1)
-		qsort(members.relids, members.count, sizeof(Oid), oid_compare);
-	for (int i = 0; i < members.count; i++)
-		if (unique == 0 || members.relids[unique - 1] != members.relids[i])
-			members.relids[unique++] = members.relids[i];
-	members.count = unique;
+	for (int i = 0; i < distinct_count; i++)
+	{
+		CHECK_FOR_INTERRUPTS();
+		add_named_relation(&members, distinct[i], cascade, purpose);
+	}
+	pfree(distinct);
+
+	members.count = sort_unique_oids(members.relids, members.count);
+	check_set_size(members.count, false);
 
 	if (purpose != RELATION_SET_REPORT)
 		skip_temporary_members(&members);
@@ -310,6 +396,7 @@ relation_set_lock_next_batch(RelationSet *set)
 		{
 			UnlockRelationOid(relid, AccessShareLock);
 			set->relids[i] = InvalidOid;
+			notice_member_gone(relid);
 		}
 	}
 	set->locked_to = end;

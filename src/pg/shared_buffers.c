@@ -10,7 +10,11 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
+#include "access/htup_details.h"
 #include "access/relation.h"
+#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "fmgr.h"
@@ -21,9 +25,11 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "buffer_eviction.h"
 #include "buffer_pool_pass.h"
+#include "buffer_scan_setup.h"
 #include "cachectl.h"
 #include "relation_set.h"
 #include "version_compat.h"
@@ -35,74 +41,10 @@ PG_FUNCTION_INFO_V1(pg_cachectl_evict_buffer);
 PG_FUNCTION_INFO_V1(pg_cachectl_evict_database);
 PG_FUNCTION_INFO_V1(pg_cachectl_evict_all);
 
-#define RESIDENCY_COLUMNS 7
+#define RESIDENCY_COLUMNS 10
 #define EVICT_COLUMNS 5
-#define TOTALS_COLUMNS 3
-
-static void
-free_scan(void *scan)
-{
-	cachectl_buffer_scan_free((cachectl_buffer_scan *) scan);
-}
-
-/* A scan freed with the given memory context, on success or error alike. */
-static cachectl_buffer_scan *
-create_scan(MemoryContext owner)
-{
-	cachectl_error error = {0};
-	cachectl_buffer_scan *scan = cachectl_buffer_scan_create(&error);
-
-	if (scan == NULL)
-		cachectl_raise_core_error(&error);
-	cachectl_free_with_context(owner, free_scan, scan);
-	return scan;
-}
-
-/* Wants the existing forks (or the one named) of every locked member. */
-static void
-want_locked_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork)
-{
-	cachectl_error error = {0};
-
-	for (int member = set->locked_from; member < set->locked_to; member++)
-	{
-		Oid			relid = set->relids[member];
-		Relation	rel;
-		cachectl_relation_file_key key;
-		int64		fork_blocks[CACHECTL_FORK_COUNT];
-
-		if (!OidIsValid(relid))
-			continue;
-		rel = relation_open(relid, NoLock); /* locked by the set */
-		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
-		{
-			int64		size_bytes = -1;
-
-			/*
-			 * Sized from the files' stat(), not smgr: smgr reopens relation
-			 * files read-write, which a report must not need.
-			 */
-			if (only_fork == InvalidForkNumber || fork == only_fork)
-			{
-				char	   *path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-
-				if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-					cachectl_raise_core_error(&error);
-				pfree(path);
-			}
-			fork_blocks[fork] = size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
-		}
-		key.tablespace = CACHECTL_REL_TABLESPACE(rel);
-		key.database = CACHECTL_REL_DATABASE(rel);
-		key.file_number = CACHECTL_REL_FILE_NUMBER(rel);
-		relation_close(rel, NoLock);
-
-		if (cachectl_buffer_scan_want(scan, &key, relid, fork_blocks, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-	}
-	if (cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-}
+#define TOTALS_COLUMNS 4
+#define EVICT_BUFFER_COLUMNS 3
 
 static void
 put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassAction action)
@@ -126,13 +68,17 @@ put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassActio
 		if (action == BUFFER_PASS_COUNT)
 		{
 			values[2] = Int64GetDatum(row.blocks);
-			values[3] = Int64GetDatum(row.buffers);
-			values[4] = Int64GetDatum(row.dirty);
-			values[5] = Int64GetDatum(row.pinned);
+			values[3] = Int64GetDatum(row.blocks * BLCKSZ);
+			values[4] = Int64GetDatum(row.buffers);
+			values[5] = Int64GetDatum(row.buffers * BLCKSZ);
+			values[6] = Int64GetDatum(row.dirty);
+			values[7] = Int64GetDatum(row.dirty * BLCKSZ);
+			values[8] = Int64GetDatum(row.pinned);
+			/* an average, rounded to two decimals as every average is */
 			if (row.buffers > 0)
-				values[6] = Float8GetDatum((double) row.usage_count_sum / row.buffers);
+				values[9] = Float8GetDatum(rint(100.0 * row.usage_count_sum / row.buffers) / 100.0);
 			else
-				nulls[6] = true;
+				nulls[9] = true;
 		}
 		else
 		{
@@ -169,9 +115,9 @@ relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
 		MemoryContext batch_context = AllocSetContextCreate(work_context,
 															"pg_cachectl buffer pass batch",
 															ALLOCSET_DEFAULT_SIZES);
-		cachectl_buffer_scan *scan = create_scan(batch_context);
+		cachectl_buffer_scan *scan = buffer_scan_create(batch_context);
 
-		want_locked_batch(scan, set, only_fork);
+		buffer_scan_want_batch(scan, set, only_fork, false);
 		buffer_pool_pass_for_scan(scan, action);
 		put_scan_rows(rsinfo, scan, action);
 		MemoryContextDelete(batch_context); /* frees the scan */
@@ -196,10 +142,31 @@ cascade_argument(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
+ * A temporary relation's pages live in its session's local buffers, which
+ * shared_residency does not see: say so rather than let a 0 mislead.  (Its
+ * partitions, TOAST and indexes are temporary exactly when it is.)
+ */
+static void
+notice_if_temporary(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+
+	if (!HeapTupleIsValid(tuple))
+		return;
+	if (((Form_pg_class) GETSTRUCT(tuple))->relpersistence == RELPERSISTENCE_TEMP)
+		ereport(NOTICE,
+				(errmsg("the pages of temporary relation \"%s\" live in the session's local buffers",
+						NameStr(((Form_pg_class) GETSTRUCT(tuple))->relname)),
+				 errdetail("Only shared buffers are counted here: its buffers are reported as 0.")));
+	ReleaseSysCache(tuple);
+}
+
+/*
  * cachectl.shared_residency(rel regclass, fork text DEFAULT NULL,
  *                           cascade boolean DEFAULT false)
- *   RETURNS TABLE (relation regclass, fork text, blocks int8, buffers int8,
- *                  dirty int8, pinned int8, usage_count_avg float8)
+ *   RETURNS TABLE (relation regclass, fork text, blocks int8, size_bytes int8,
+ *                  buffers int8, cached_bytes int8, dirty int8,
+ *                  dirty_bytes int8, pinned int8, usage_count_avg float8)
  */
 Datum
 pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
@@ -212,6 +179,7 @@ pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_REPORT, fork_argument(fcinfo, 1),
 					  cascade_argument(fcinfo, 2), BUFFER_PASS_COUNT);
+	notice_if_temporary(relid);
 	return (Datum) 0;
 }
 
@@ -278,23 +246,38 @@ pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* A one-row result, built for the function's declared composite type. */
+static Datum
+composite_result(FunctionCallInfo fcinfo, Datum *values, bool *nulls)
+{
+	TupleDesc	descriptor;
+
+	if (get_call_result_type(fcinfo, NULL, &descriptor) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "return type must be a row type");
+	descriptor = BlessTupleDesc(descriptor);
+	return HeapTupleGetDatum(heap_form_tuple(descriptor, values, nulls));
+}
+
 /*
  * cachectl.evict_buffer(buffer int4)
- *   RETURNS TABLE (evicted boolean, flushed boolean)
+ *   RETURNS record (evicted boolean, flushed boolean, reason text)
  *
- * One shared buffer, numbered as in pg_buffercache (1 to NBuffers).
+ * One shared buffer, numbered as in pg_buffercache (1 to NBuffers).  reason
+ * says why it was not evicted: it held no page ('empty'), someone pinned it
+ * ('pinned'), or it changed between our look and our locks ('in use when
+ * rechecked'); NULL when it was evicted.
  */
 Datum
 pg_cachectl_evict_buffer(PG_FUNCTION_ARGS)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	int32		buffer = PG_GETARG_INT32(0);
 	BufferHeaderSnapshot header;
-	BufferEvictionResult result = BUFFER_SKIPPED;
-	Datum		values[2];
-	bool		nulls[2] = {false, false};
+	const char *reason = NULL;
+	Datum		values[EVICT_BUFFER_COLUMNS];
+	bool		nulls[EVICT_BUFFER_COLUMNS] = {false, false, false};
+	bool		evicted = false;
+	bool		flushed = false;
 
-	InitMaterializedSRF(fcinfo, 0);
 	if (buffer < 1 || buffer > NBuffers)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
@@ -302,32 +285,63 @@ pg_cachectl_evict_buffer(PG_FUNCTION_ARGS)
 				 errhint("Shared buffers are numbered from 1 to %d.", NBuffers)));
 
 	read_buffer_header(buffer - 1, &header);
-	if (header.valid && header.pins == 0)
-		result = evict_buffer_page(buffer - 1, &header.tag);
+	if (!header.valid)
+		reason = "empty";
+	else if (header.pins > 0)
+		reason = "pinned";
+	else
+	{
+		switch (evict_buffer_page(buffer - 1, &header.tag))
+		{
+			case BUFFER_FLUSHED_AND_EVICTED:
+				flushed = true;
+				/* fall through */
+			case BUFFER_EVICTED:
+				evicted = true;
+				break;
+			case BUFFER_SKIPPED_PINNED:
+				reason = "pinned";
+				break;
+			case BUFFER_SKIPPED_IN_USE:
+			case BUFFER_PAGE_GONE:
+				reason = "in use when rechecked";
+				break;
+		}
+	}
 
-	values[0] = BoolGetDatum(result == BUFFER_EVICTED || result == BUFFER_FLUSHED_AND_EVICTED);
-	values[1] = BoolGetDatum(result == BUFFER_FLUSHED_AND_EVICTED);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	return (Datum) 0;
+	values[0] = BoolGetDatum(evicted);
+	values[1] = BoolGetDatum(flushed);
+	if (reason != NULL)
+		values[2] = CStringGetTextDatum(reason);
+	else
+		nulls[2] = true;
+	PG_RETURN_DATUM(composite_result(fcinfo, values, nulls));
 }
 
-static void
-put_totals(FunctionCallInfo fcinfo, const BufferPassTotals *totals)
+/*
+ * The one row of evict_database and evict_all, after one WARNING for the
+ * buffers whose write failed (they were left in place; the first failure
+ * says why).
+ */
+static Datum
+totals_result(FunctionCallInfo fcinfo, const BufferPassTotals *totals)
 {
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Datum		values[TOTALS_COLUMNS];
-	bool		nulls[TOTALS_COLUMNS] = {false, false, false};
+	bool		nulls[TOTALS_COLUMNS] = {false, false, false, false};
+
+	buffer_pool_warn_failed_writes(totals);
 
 	values[0] = Int64GetDatum(totals->evicted);
 	values[1] = Int64GetDatum(totals->flushed);
 	values[2] = Int64GetDatum(totals->skipped);
-	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	values[3] = Int64GetDatum(totals->failed);
+	return composite_result(fcinfo, values, nulls);
 }
 
 /*
  * cachectl.evict_database(db name DEFAULT current_database())
- *   RETURNS TABLE (buffers_evicted int8, buffers_flushed int8,
- *                  buffers_skipped int8)
+ *   RETURNS record (buffers_evicted int8, buffers_flushed int8,
+ *                   buffers_skipped int8, buffers_failed int8)
  *
  * Locks nothing: the protocol itself copes with relations dropped meanwhile.
  */
@@ -337,24 +351,20 @@ pg_cachectl_evict_database(PG_FUNCTION_ARGS)
 	Oid			database = get_database_oid(NameStr(*PG_GETARG_NAME(0)), false);
 	BufferPassTotals totals;
 
-	InitMaterializedSRF(fcinfo, 0);
 	buffer_pool_evict_database(database, &totals);
-	put_totals(fcinfo, &totals);
-	return (Datum) 0;
+	PG_RETURN_DATUM(totals_result(fcinfo, &totals));
 }
 
 /*
  * cachectl.evict_all()
- *   RETURNS TABLE (buffers_evicted int8, buffers_flushed int8,
- *                  buffers_skipped int8)
+ *   RETURNS record (buffers_evicted int8, buffers_flushed int8,
+ *                   buffers_skipped int8, buffers_failed int8)
  */
 Datum
 pg_cachectl_evict_all(PG_FUNCTION_ARGS)
 {
 	BufferPassTotals totals;
 
-	InitMaterializedSRF(fcinfo, 0);
 	buffer_pool_evict_database(InvalidOid, &totals);
-	put_totals(fcinfo, &totals);
-	return (Datum) 0;
+	PG_RETURN_DATUM(totals_result(fcinfo, &totals));
 }

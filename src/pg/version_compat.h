@@ -13,6 +13,7 @@
 #include "common/relpath.h"
 #include "storage/buf_internals.h"
 #include "utils/rel.h"
+#include "utils/relmapper.h"
 
 #if PG_VERSION_NUM >= 190000
 #error "pg_cachectl supports PostgreSQL 15 to 18: 19 changes the buffer header"
@@ -48,6 +49,27 @@
 #define CACHECTL_REL_DATABASE(rel)		((rel)->rd_node.dbNode)
 #define CACHECTL_REL_FILE_NUMBER(rel)	((rel)->rd_node.relNode)
 
+#endif
+
+/*
+ * The path of a permanent relation's fork from its file key, palloc'd, and
+ * the relfilenode of a mapped catalog (whose pg_class.relfilenode is 0).
+ */
+#if PG_VERSION_NUM >= 180000
+#define CACHECTL_KEY_FORK_PATH(tablespace, database, file_number, fork) \
+	pstrdup(relpathperm(((RelFileLocator) {(tablespace), (database), (file_number)}), (fork)).str)
+#elif PG_VERSION_NUM >= 160000
+#define CACHECTL_KEY_FORK_PATH(tablespace, database, file_number, fork) \
+	relpathperm(((RelFileLocator) {(tablespace), (database), (file_number)}), (fork))
+#else
+#define CACHECTL_KEY_FORK_PATH(tablespace, database, file_number, fork) \
+	relpathperm(((RelFileNode) {(tablespace), (database), (file_number)}), (fork))
+#endif
+
+#if PG_VERSION_NUM >= 160000
+#define CACHECTL_MAPPED_FILE_NUMBER(relid) RelationMapOidToFilenumber((relid), false)
+#else
+#define CACHECTL_MAPPED_FILE_NUMBER(relid) RelationMapOidToFilenode((relid), false)
 #endif
 
 /* A fork's path relative to the data directory, palloc'd. */

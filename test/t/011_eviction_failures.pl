@@ -8,9 +8,14 @@
 # a. The write fails: the table's segment file is made read-only (the server
 #    runs as the file's owner, so the permission applies to it) and each
 #    eviction function is called from a new session, a backend that has not
-#    opened the file yet and so must open it read-write.  The failure is an
-#    I/O failure of the eviction: SQLSTATE class 58.  Once the permission is
-#    back, the same eviction writes the page and the update reads back.
+#    opened the file yet and so must open it read-write.  Naming the relation
+#    (evict) or the buffer (evict_buffer) fails loudly, as an I/O failure of
+#    the eviction: SQLSTATE class 58.  evict_all and evict_database, which
+#    name no relation, leave the unwritable buffers in place, count them in
+#    buffers_failed and raise one WARNING naming the first failure.  A
+#    checkpoint meanwhile fails without harm.  Once the permission is back,
+#    the same eviction writes the page, the update reads back, and a
+#    checkpoint succeeds.
 # b. The pass is interrupted: with most of a 1 GB pool dirty, evict_all is
 #    stopped by statement_timeout and by pg_cancel_backend from another
 #    session: SQLSTATE 57014, the table still partly resident (the pass
@@ -130,11 +135,6 @@ my @failing_calls = (
 	[
 		'evict_buffer',
 		"SELECT * FROM cachectl.evict_buffer($dirty_buffer_id)"
-	],
-	[ 'evict_all', q{SELECT * FROM cachectl.evict_all()} ],
-	[
-		'evict_database',
-		q{SELECT * FROM cachectl.evict_database(current_database())}
 	],);
 foreach my $call (@failing_calls)
 {
@@ -149,6 +149,69 @@ foreach my $call (@failing_calls)
 	is($after->{dirty}, $before_failures->{dirty},
 		"a. $name: the dirty buffers are still there, still dirty");
 }
+
+# The whole pool, or a database: the pass goes on past the unwritable
+# buffers, and says how many it left.
+my @surviving_calls = (
+	[ 'evict_all', q{SELECT * FROM cachectl.evict_all()} ],
+	[
+		'evict_database',
+		q{SELECT * FROM cachectl.evict_database(current_database())}
+	],);
+foreach my $call (@surviving_calls)
+{
+	my ($name, $sql) = @$call;
+	my ($ret, $stdout, $stderr) = $node->psql(
+		'postgres', $sql,
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	note("a. $name on a read-only file: $stdout\n$stderr");
+	is($ret, 0, "a. $name: returns its counts despite the failed writes");
+	my ($evicted, $flushed, $skipped, $failed) = split /\|/, $stdout;
+	is($failed, $before_failures->{dirty},
+		"a. $name: buffers_failed counts each unwritable dirty buffer");
+	my @warnings = ($stderr =~
+		  /WARNING:  58030: could not write \d+ dirty shared buffers; they were left in place/g
+	);
+	is(scalar(@warnings), 1, "a. $name: one WARNING says so");
+	like(
+		$stderr,
+		qr/DETAIL:  The first failure: could not write shared buffer \d+ before evicting it/,
+		"a. $name: the WARNING names the first failure");
+	is(pinned_buffers(), 0, "a. $name: no buffer is left pinned");
+	my $after = main_fork_buffers('flush_probe');
+	is($after->{dirty}, $before_failures->{dirty},
+		"a. $name: the unwritable buffers are still there, still dirty");
+}
+
+# Inside a PL/pgSQL exception block, whose own subtransaction must be the
+# one its handler ends.
+my ($block_ret, $block_out, $block_err) = $node->psql(
+	'postgres', q{
+DO $$
+DECLARE
+    failed int8;
+BEGIN
+    BEGIN
+        SELECT buffers_failed INTO failed FROM cachectl.evict_all();
+        RAISE NOTICE 'evict_all left % buffers', failed;
+        PERFORM 1 / 0;
+    EXCEPTION WHEN division_by_zero THEN
+        RAISE NOTICE 'the block caught its own error';
+    END;
+END
+$$;
+SELECT 'after the block';
+});
+is($block_ret, 0, 'a. evict_all inside an exception block: the block runs to its end');
+like($block_err, qr/evict_all left [1-9]\d* buffers.*the block caught its own error/s,
+	'a. and its handler catches its own error after the failed writes');
+is($block_out, 'after the block', 'a. and the session goes on');
+is(pinned_buffers(), 0, 'a. no buffer is left pinned after the block');
+
+# A checkpoint cannot write the file either: it fails, and nothing else
+# happens.
+my ($checkpoint_state) = sqlstate_of('CHECKPOINT');
+isnt($checkpoint_state, '00000', 'a. a checkpoint fails while the file is read-only');
 
 is($node->safe_psql('postgres', 'SELECT 1'), 1,
 	'a. the server still accepts queries after the failed writes');
@@ -182,6 +245,14 @@ is( $node->safe_psql(
 		'postgres', q{SELECT val FROM flush_probe WHERE id = 1}),
 	'updated before the failed flush',
 	'a. the updated value reads back from the file');
+my ($checkpoint_after) = sqlstate_of('CHECKPOINT');
+is($checkpoint_after, '00000', 'a. with the permission back, a checkpoint succeeds');
+$node->safe_psql('postgres',
+	q{UPDATE flush_probe SET val = 'updated after the failures' WHERE id = 2});
+($checkpoint_after) = sqlstate_of('CHECKPOINT');
+is($checkpoint_after, '00000', 'a. and so does the next one, after another update');
+is(main_fork_buffers('flush_probe')->{dirty},
+	0, 'a. which leaves no dirty buffer of the table');
 
 # ---- b. the pass is interrupted ----
 
@@ -223,11 +294,11 @@ sub evict_everything
 {
 	my ($label) = @_;
 	my $start = time;
-	my ($evicted, $flushed, $skipped) = split /\|/,
+	my ($evicted, $flushed, $skipped, $failed) = split /\|/,
 	  $node->safe_psql('postgres', 'SELECT * FROM cachectl.evict_all()');
 	note(sprintf(
-			"%s: uninterrupted evict_all evicted %d, flushed %d, skipped %d in %.3f s",
-			$label, $evicted, $flushed, $skipped, time - $start));
+			"%s: uninterrupted evict_all evicted %d, flushed %d, skipped %d, failed %d in %.3f s",
+			$label, $evicted, $flushed, $skipped, $failed, time - $start));
 	return { evicted => $evicted, flushed => $flushed, skipped => $skipped };
 }
 

@@ -6,6 +6,11 @@
 
 #include <catch2/catch.hpp>
 
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <csignal>
 #include <cstdint>
@@ -145,15 +150,88 @@ void check_file_error(cachectl_os_engine engine, const std::string &path, int ex
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 
-TEST_CASE("bridge: a directory where a segment file should be is a file error naming it", "[bridge]") {
+// Scans path with engine: refused as an unsafe file whose message names it
+// and what was found there.
+void check_unsafe_file(cachectl_os_engine engine, const std::string &path, const std::string &found) {
+    ReportHandle report = create_report(engine);
+    volatile sig_atomic_t cancel = 0;
+    cachectl_error error{};
+    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel, &error) ==
+          CACHECTL_UNSAFE_FILE);
+    CHECK(error.status == CACHECTL_UNSAFE_FILE);
+    CHECK_THAT(std::string(error.message), Catch::Contains(path) && Catch::Contains(found));
+    CHECK(cachectl_residency_report_row_count(report.get()) == 0);
+
+    // the size of the fork, read with stat(2), refuses it too
+    std::int64_t size_bytes = 0;
+    cachectl_error size_error{};
+    CHECK(cachectl_fork_size(path.c_str(), segment_bytes(), &size_bytes, &size_error) == CACHECTL_UNSAFE_FILE);
+    CHECK_THAT(std::string(size_error.message), Catch::Contains(path) && Catch::Contains(found));
+}
+
+TEST_CASE("bridge: a directory where a segment file should be is refused, named as a directory", "[bridge]") {
     const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
     INFO("engine " << cachectl_engine_name(engine));
     TempDirectory dir;
     const std::string path = dir.file("16384");
     REQUIRE(std::filesystem::create_directory(path));
-    // open(O_RDONLY) succeeds on a directory: the error must come anyway,
-    // not a row measuring the directory.
-    check_file_error(engine, path, 0);
+    // open(O_RDONLY) succeeds on a directory, and stat gives it a size: the
+    // error must come anyway, not a row or a size measuring the directory.
+    check_unsafe_file(engine, path, "is a directory, not a regular file");
+}
+
+TEST_CASE("bridge: a FIFO in place of a segment is refused without blocking", "[bridge]") {
+    const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
+    INFO("engine " << cachectl_engine_name(engine));
+    TempDirectory dir;
+    const std::string path = dir.file("16384");
+    REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
+    // a blocking open(O_RDONLY) would wait for a writer forever
+    check_unsafe_file(engine, path, "is a FIFO, not a regular file");
+}
+
+TEST_CASE("bridge: a character device in place of a segment is refused as one", "[bridge]") {
+    TempDirectory dir;
+    const std::string path = dir.file("16384");
+    REQUIRE(::symlink("/dev/null", path.c_str()) == 0);
+    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, "is a character device, not a regular file");
+}
+
+TEST_CASE("bridge: a socket in place of a segment is refused as one", "[bridge]") {
+    TempDirectory dir;
+    const std::string path = dir.file("16384");
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    if (path.size() >= sizeof address.sun_path) {
+        WARN("not tested: the temporary directory's path is too long for a socket");
+        return;
+    }
+    std::memcpy(address.sun_path, path.c_str(), path.size() + 1);
+    const int socket_fd = ::socket(AF_UNIX, SOCK_STREAM, 0);
+    REQUIRE(socket_fd >= 0);
+    REQUIRE(::bind(socket_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0);
+    // open() of a socket fails with ENXIO: the error still says what is there
+    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, "is a socket, not a regular file");
+    ::close(socket_fd);
+}
+
+TEST_CASE("bridge: a segment the process's user does not own is refused with either engine", "[bridge]") {
+    const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
+    INFO("engine " << cachectl_engine_name(engine));
+    TempDirectory dir;
+    const std::string path = dir.file("16384");
+    if (::geteuid() == 0) {
+        // as root: a file of our own, given away
+        TempFile given(dir, "16384");
+        given.append(page_size());
+        REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);
+        check_unsafe_file(engine, path, "belongs to user ID 65534");
+    } else {
+        // otherwise: a link to a file root owns, which mincore would call
+        // all cached (the kernel hides the page cache of files we may not write)
+        REQUIRE(::symlink("/etc/passwd", path.c_str()) == 0);
+        check_unsafe_file(engine, path, "belongs to user ID 0");
+    }
 }
 
 TEST_CASE("bridge: a path under a regular file is a file error naming it", "[bridge]") {

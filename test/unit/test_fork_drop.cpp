@@ -180,7 +180,55 @@ TEST_CASE("a missing fork is done at once; a directory in its place is an error"
     CHECK(missing.segments_dropped() == 0);
 
     ForkDrop directory(dir.path(), segment_bytes());
-    CHECK_THROWS_AS(directory.step(), SystemError);
+    CHECK_THROWS_AS(directory.step(), UnsafeFile);
+}
+
+} // namespace
+} // namespace pg_cachectl
+
+namespace pg_cachectl {
+namespace {
+
+TEST_CASE("a drop limited to a byte range writes back and drops only there") {
+    TempDirectory dir;
+    TempFile first(dir, "900");
+    TempFile second(dir, "900.1");
+    first.append(segment_bytes());
+    second.append(segment_bytes() / 2);
+    // read back page by page: small folios, which a partial DONTNEED can drop
+    // (written in large writes they could sit in folios larger than the range)
+    for (TempFile *file : {&first, &second}) {
+        file->drop_from_cache();
+        file->disable_readahead();
+        file->read_range(0, file->size());
+    }
+    CallLog log;
+    LoggedCalls logged(log);
+
+    // the second half of the first segment and the first quarter of the second
+    ForkDrop drop(first.path(), segment_bytes(), segment_bytes());
+    drop.limit_to(segment_bytes() / 2, segment_bytes() + segment_bytes() / 4);
+    CHECK(run_to_end(drop) == ForkDrop::Step::done);
+    const std::int64_t half = segment_bytes() / 2 / page_size();
+    const std::int64_t quarter = segment_bytes() / 4 / page_size();
+    CHECK(log.calls == std::vector<std::string>{"sync_file_range " + std::to_string(half) + "+" + std::to_string(half),
+                                                "fsync", "dontneed", "sync_file_range 0+" + std::to_string(quarter),
+                                                "fsync", "dontneed"});
+    CHECK(cached_pages(first.fd(), segment_bytes() / 2) == half);
+    CHECK(cached_pages(second.fd(), second.size()) == second.pages() - quarter);
+}
+
+TEST_CASE("a range outside the fork's files drops nothing") {
+    TempDirectory dir;
+    TempFile file(dir, "901");
+    file.append(8 * page_size());
+    CallLog log;
+    LoggedCalls logged(log);
+    ForkDrop drop(file.path(), segment_bytes());
+    drop.limit_to(segment_bytes() * 3, segment_bytes() * 4);
+    CHECK(run_to_end(drop) == ForkDrop::Step::done);
+    CHECK(log.calls.empty());
+    CHECK_THROWS_AS(drop.limit_to(5, 4), InvalidArgument);
 }
 
 } // namespace

@@ -1,0 +1,84 @@
+/*
+ * buffer_scan_setup.c — a buffer-pool pass's wanted set: the forks of the
+ * locked members of a relation set, keyed as buffer tags key them.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "common/relpath.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+
+#include "buffer_scan_setup.h"
+#include "cachectl.h"
+#include "version_compat.h"
+
+static void
+free_scan(void *scan)
+{
+	cachectl_buffer_scan_free((cachectl_buffer_scan *) scan);
+}
+
+/* A scan freed with the given memory context, on success or error alike. */
+cachectl_buffer_scan *
+buffer_scan_create(MemoryContext owner)
+{
+	MemoryContextCallback *callback = cachectl_reserve_free_callback(owner);
+	cachectl_error error = {0};
+	cachectl_buffer_scan *scan = cachectl_buffer_scan_create(&error);
+
+	if (scan == NULL)
+		cachectl_raise_core_error(&error);
+	cachectl_free_with_context(owner, callback, free_scan, scan);
+	return scan;
+}
+
+/* Wants the existing forks (or the one named) of every locked member. */
+void
+buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork,
+					   bool collect_blocks)
+{
+	cachectl_error error = {0};
+
+	for (int member = set->locked_from; member < set->locked_to; member++)
+	{
+		Oid			relid = set->relids[member];
+		Relation	rel;
+		cachectl_relation_file_key key;
+		int64		fork_blocks[CACHECTL_FORK_COUNT];
+
+		if (!OidIsValid(relid))
+			continue;
+		rel = relation_open(relid, NoLock); /* locked by the set */
+		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
+		{
+			int64		size_bytes = -1;
+
+			/*
+			 * Sized from the files' stat(), not smgr: smgr reopens relation
+			 * files read-write, which a report must not need.
+			 */
+			if (only_fork == InvalidForkNumber || fork == only_fork)
+			{
+				char	   *path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+
+				if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
+					cachectl_raise_core_error(&error);
+				pfree(path);
+			}
+			fork_blocks[fork] = size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
+		}
+		key.tablespace = CACHECTL_REL_TABLESPACE(rel);
+		key.database = CACHECTL_REL_DATABASE(rel);
+		key.file_number = CACHECTL_REL_FILE_NUMBER(rel);
+		relation_close(rel, NoLock);
+
+		if (cachectl_buffer_scan_want(scan, &key, relid, fork_blocks, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+	}
+	if (collect_blocks && cachectl_buffer_scan_collect_blocks(scan, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	if (cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+}
+

@@ -1,0 +1,23 @@
+/*
+ * buffer_scan_setup.h — creating a buffer-pool pass's scan (owned by a
+ * memory context) and wanting the forks of a locked batch of relations.
+ */
+#ifndef PG_CACHECTL_BUFFER_SCAN_SETUP_H
+#define PG_CACHECTL_BUFFER_SCAN_SETUP_H
+
+#include "pg_cachectl/bridge.h"
+
+#include "relation_set.h"
+
+/* A scan freed with owner, on success or error alike. */
+extern cachectl_buffer_scan *buffer_scan_create(MemoryContext owner);
+
+/*
+ * Wants the existing forks (or the one named) of every locked member of the
+ * set's current batch, with each fork's size in blocks, then seals the scan;
+ * collect_blocks also keeps the block numbers found.
+ */
+extern void buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork,
+								   bool collect_blocks);
+
+#endif							/* PG_CACHECTL_BUFFER_SCAN_SETUP_H */

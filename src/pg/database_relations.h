@@ -1,0 +1,35 @@
+/*
+ * database_relations.h — every relation with storage of the current
+ * database, read from pg_class without taking relation locks: what the
+ * database-wide reports and actions work on (database_status, cold_database,
+ * snapshots).  A set of 100,000 relations would exceed the lock table, so
+ * these callers tolerate files that vanish meanwhile instead.
+ */
+#ifndef PG_CACHECTL_DATABASE_RELATIONS_H
+#define PG_CACHECTL_DATABASE_RELATIONS_H
+
+#include "common/relpath.h"
+
+typedef struct DatabaseRelation
+{
+	Oid			relid;
+	char		relkind;
+	Oid			tablespace;		/* as buffer tags name it (never 0) */
+	Oid			file_number;	/* the relfilenode, mapped catalogs resolved */
+} DatabaseRelation;
+
+/*
+ * The permanent and unlogged relations with storage of the current database
+ * (temporary ones live in local buffers; shared catalogs belong to every
+ * database), in OID order.  With readable_only, only those whose table the
+ * user may SELECT, others left out silently.
+ */
+extern DatabaseRelation *database_relations_list(bool readable_only, int *count);
+
+/* The path of one fork, relative to the data directory, palloc'd. */
+extern char *database_relation_fork_path(const DatabaseRelation *relation, ForkNumber fork);
+
+/* The kind as a person says it: "table", "index", "TOAST table", ... */
+extern const char *database_relation_kind(char relkind);
+
+#endif							/* PG_CACHECTL_DATABASE_RELATIONS_H */

@@ -1,0 +1,496 @@
+/*
+ * prewarm.c — loading block ranges into either layer or both: prewarm()
+ * for a relation (or block range), prewarm_runs() for the runs a snapshot
+ * recorded.
+ *
+ * Into the OS page cache it is os_prefetch's job.  Into shared buffers it
+ * reads each block with the default buffer strategy (no ring: a ring would
+ * recycle its own buffers and evict what it just loaded), while the same
+ * OS prefetch job runs a window ahead of the reads, so they find their pages
+ * read or in flight.  One call fills at most cachectl.prewarm_max_share of
+ * shared_buffers.  Reading into shared buffers also fills the OS cache:
+ * drop_os_copy writes back and drops what was loaded from it, so a relation
+ * can be warmed without being cached twice.
+ */
+#include "postgres.h"
+
+#include "access/relation.h"
+#include "catalog/pg_class.h"
+#include "common/relpath.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/bufmgr.h"
+#include "storage/smgr.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/multirangetypes.h"
+#include "utils/rangetypes.h"
+#include "utils/rel.h"
+#include "utils/timestamp.h"
+#include "utils/typcache.h"
+
+#include <math.h>
+
+#include "action_progress.h"
+#include "cachectl.h"
+#include "os_cache_jobs.h"
+#include "relation_set.h"
+#include "version_compat.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_prewarm);
+PG_FUNCTION_INFO_V1(pg_cachectl_prewarm_runs);
+
+#define PREWARM_COLUMNS 6
+#define PREWARM_RUNS_COLUMNS 2
+
+/* How far the OS prefetch runs ahead of the buffer reads. */
+#define READAHEAD_WINDOW_BYTES ((int64) 64 * 1024 * 1024)
+
+typedef enum PrewarmTarget
+{
+	PREWARM_OS,
+	PREWARM_SHARED,
+	PREWARM_BOTH
+} PrewarmTarget;
+
+typedef struct PrewarmResult
+{
+	int64		blocks_requested;	/* of the ranges, inside the fork */
+	int64		shared_loaded;
+	int64		os_loaded;
+} PrewarmResult;
+
+static PrewarmTarget
+target_argument(FunctionCallInfo fcinfo, int argno)
+{
+	char	   *target = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+
+	if (strcmp(target, "os") == 0)
+		return PREWARM_OS;
+	if (strcmp(target, "shared") == 0)
+		return PREWARM_SHARED;
+	if (strcmp(target, "both") == 0)
+		return PREWARM_BOTH;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid prewarm target \"%s\"", target),
+			 errhint("The target is \"os\", \"shared\" or \"both\".")));
+	pg_unreachable();
+}
+
+static double
+rate_argument(FunctionCallInfo fcinfo, int argno)
+{
+	double		rate;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	rate = PG_GETARG_FLOAT8(argno);
+	if (isnan(rate) || isinf(rate) || rate <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_mb_per_sec must be a positive finite number"),
+				 errhint("Pass NULL for no limit.")));
+	return rate;
+}
+
+/* The fork's size in blocks, 0 when it has no file. */
+static int64
+fork_blocks(Relation rel, ForkNumber fork)
+{
+	SMgrRelation smgr = RelationGetSmgr(rel);
+
+	if (!smgrexists(smgr, fork))
+		return 0;
+	return (int64) smgrnblocks(smgr, fork);
+}
+
+/* Clips ranges to [0, blocks) in place; returns how many are left. */
+static int
+clip_ranges(cachectl_block_range *ranges, int count, int64 blocks)
+{
+	int			kept = 0;
+
+	for (int i = 0; i < count; i++)
+	{
+		int64		first = Max(ranges[i].first, 0);
+		int64		end = Min(ranges[i].first + ranges[i].count, blocks);
+
+		if (first < end)
+		{
+			ranges[kept].first = first;
+			ranges[kept].count = end - first;
+			kept++;
+		}
+	}
+	return kept;
+}
+
+static int
+range_by_first(const void *a, const void *b)
+{
+	int64		left = ((const cachectl_block_range *) a)->first;
+	int64		right = ((const cachectl_block_range *) b)->first;
+
+	return (left > right) - (left < right);
+}
+
+/* Keeps the OS prefetch job a window ahead of `read_bytes` of the ranges. */
+static void
+advise_ahead(cachectl_os_prefetch *readahead, int64 read_bytes, bool *all_advised)
+{
+	cachectl_prefetch_result state;
+	cachectl_error error = {0};
+
+	while (!*all_advised)
+	{
+		bool		finished = false;
+		int64		delay_us = 0;
+
+		cachectl_os_prefetch_result_of(readahead, &state);
+		if (state.pages_requested > 0 &&
+			state.bytes_advised >= state.pages_requested * cachectl_os_page_size())
+		{
+			*all_advised = true;
+			break;
+		}
+		if (state.pages_requested > 0 && state.bytes_advised >= read_bytes + READAHEAD_WINDOW_BYTES)
+			break;
+		if (cachectl_os_prefetch_step(readahead, &finished, &delay_us, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+		if (finished)
+			*all_advised = true;
+	}
+}
+
+/*
+ * Loads the (sorted, disjoint, clipped) ranges of a locked relation's fork
+ * into the target layer(s).
+ */
+static void
+prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int range_count,
+			 PrewarmTarget target, double rate, bool drop_os_copy, ActionProgress *progress,
+			 PrewarmResult *result)
+{
+	MemoryContext owner = CurrentMemoryContext;
+	const char *name = RelationGetRelationName(rel);
+	char	   *path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+	cachectl_prefetch_options options;
+	cachectl_error error = {0};
+	cachectl_os_prefetch *readahead;
+	MemoryContextCallback *reserved;
+	cachectl_prefetch_result os_result;
+	int64		budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
+	int64		read_bytes = 0;
+	bool		all_advised = false;
+	bool		budget_spent = false;
+	TimestampTz started = GetCurrentTimestamp();
+	cachectl_block_range *advised_ranges = ranges;
+	int			advised_count = range_count;
+
+	memset(result, 0, sizeof(*result));
+	for (int i = 0; i < range_count; i++)
+		result->blocks_requested += ranges[i].count;
+
+	/*
+	 * The OS job waits for its reads only when the OS layer is a target; when
+	 * it only reads ahead for shared buffers, it asks for no more than the
+	 * budget lets them load.
+	 */
+	options = os_prefetch_options(target == PREWARM_OS ? rate : 0, target != PREWARM_SHARED);
+	if (target == PREWARM_SHARED)
+	{
+		int64		allowed = budget;
+		int			within = 0;
+
+		advised_ranges = palloc(sizeof(cachectl_block_range) * Max(range_count, 1));
+		for (int i = 0; i < range_count && allowed > 0; i++)
+		{
+			advised_ranges[within].first = ranges[i].first;
+			advised_ranges[within].count = Min(ranges[i].count, allowed);
+			allowed -= advised_ranges[within].count;
+			within++;
+		}
+		advised_count = within;
+	}
+	/* the callback first: an out-of-memory then cannot leak the job */
+	reserved = cachectl_reserve_free_callback(owner);
+	readahead = cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, advised_ranges, (size_t) advised_count, &options, &error);
+	readahead = os_prefetch_register(owner, reserved, readahead, &error);
+
+	if (target != PREWARM_OS)
+	{
+		for (int i = 0; i < range_count && !budget_spent; i++)
+		{
+			for (int64 block = ranges[i].first; block < ranges[i].first + ranges[i].count; block++)
+			{
+				Buffer		buffer;
+
+				if (result->shared_loaded >= budget)
+				{
+					budget_spent = true;
+					ereport(NOTICE,
+							(errmsg("prewarm stopped loading %s fork %s into shared buffers after " INT64_FORMAT " blocks",
+									name, forkNames[fork], result->shared_loaded),
+							 errdetail("One call fills at most cachectl.prewarm_max_share (%g) of shared_buffers.",
+									   cachectl_prewarm_max_share_setting)));
+					break;
+				}
+				CHECK_FOR_INTERRUPTS();
+				if (!all_advised)
+					advise_ahead(readahead, read_bytes, &all_advised);
+				buffer = ReadBufferExtended(rel, fork, (BlockNumber) block, RBM_NORMAL, NULL);
+				ReleaseBuffer(buffer);
+				result->shared_loaded++;
+				read_bytes += BLCKSZ;
+				progress->bytes += BLCKSZ;
+				if (rate > 0 && result->shared_loaded % 16 == 0)
+				{
+					int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
+																	  (int64) (GetCurrentTimestamp() - started));
+
+					if (delay_us > 0)
+						sleep_between_steps(delay_us);
+				}
+				if (action_progress_due(progress))
+					ereport(NOTICE,
+							(errmsg("prewarm: %s fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
+									name, forkNames[fork], result->shared_loaded, result->blocks_requested)));
+			}
+		}
+	}
+
+	if (target != PREWARM_SHARED)
+	{
+		/* the rest of the ranges (all of them for 'os'), then wait for the reads */
+		os_run_prefetch(readahead, name, forkNames[fork], progress, &os_result);
+		result->os_loaded = os_result.blocks_requested;
+	}
+
+	if (drop_os_copy && result->shared_loaded > 0)
+	{
+		int64		left = result->shared_loaded;
+
+		for (int i = 0; i < range_count && left > 0; i++)
+		{
+			int64		count = Min(ranges[i].count, left);
+
+			os_drop_fork_blocks(path, ranges[i].first, count, name, forkNames[fork], progress);
+			left -= count;
+		}
+	}
+	pfree(path);
+}
+
+/* One row of prewarm(). */
+static void
+put_prewarm_row(ReturnSetInfo *rsinfo, Oid relid, ForkNumber fork, const PrewarmResult *result,
+				TimestampTz started)
+{
+	Datum		values[PREWARM_COLUMNS];
+	bool		nulls[PREWARM_COLUMNS] = {0};
+
+	values[0] = ObjectIdGetDatum(relid);
+	values[1] = CStringGetTextDatum(forkNames[fork]);
+	values[2] = Int64GetDatum(result->blocks_requested);
+	values[3] = Int64GetDatum(result->shared_loaded);
+	values[4] = Int64GetDatum(result->os_loaded);
+	values[5] = Float8GetDatum((double) (GetCurrentTimestamp() - started) / USECS_PER_SEC);
+	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * cachectl.prewarm(rel regclass, target text DEFAULT 'both', fork text DEFAULT 'main',
+ *                  first_block int8 DEFAULT NULL, last_block int8 DEFAULT NULL,
+ *                  max_mb_per_sec float8 DEFAULT NULL, drop_os_copy boolean DEFAULT false)
+ *   RETURNS TABLE (relation regclass, fork text, blocks_requested int8,
+ *                  shared_blocks_loaded int8, os_blocks_loaded int8, seconds float8)
+ */
+Datum
+pg_cachectl_prewarm(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	PrewarmTarget target;
+	ForkNumber	fork;
+	bool		has_range;
+	int64		first_block = 0;
+	int64		last_block = -1;
+	double		rate;
+	bool		drop_os_copy;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	RelationSet *set;
+	ActionProgress progress;
+
+	InitMaterializedSRF(fcinfo, 0);
+	for (int argno = 0; argno < 7; argno++)
+		if (argno != 3 && argno != 4 && argno != 5 && PG_ARGISNULL(argno))
+			PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	target = target_argument(fcinfo, 1);
+	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	has_range = !PG_ARGISNULL(3) || !PG_ARGISNULL(4);
+	if (!PG_ARGISNULL(3))
+		first_block = PG_GETARG_INT64(3);
+	if (!PG_ARGISNULL(4))
+		last_block = PG_GETARG_INT64(4);
+	rate = rate_argument(fcinfo, 5);
+	drop_os_copy = PG_GETARG_BOOL(6);
+	if (first_block < 0 || (!PG_ARGISNULL(4) && last_block < 0))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block numbers must not be negative")));
+	if (!PG_ARGISNULL(4) && last_block < first_block)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("last_block " INT64_FORMAT " comes before first_block " INT64_FORMAT,
+						last_block, first_block)));
+	if (has_range)
+	{
+		char		relkind = get_rel_relkind(relid);
+
+		if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
+			ereport(ERROR,
+					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+					 errmsg("a block range works on one relation with storage, and \"%s\" is partitioned",
+							get_rel_name(relid)),
+					 errhint("Name one of its partitions.")));
+	}
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl prewarm",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	action_progress_begin(&progress, "prewarm");
+	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
+	while (relation_set_lock_next_batch(set))
+	{
+		for (int member = set->locked_from; member < set->locked_to; member++)
+		{
+			Oid			member_relid = set->relids[member];
+			Relation	rel;
+			int64		blocks;
+			cachectl_block_range range;
+			PrewarmResult result;
+			TimestampTz started = GetCurrentTimestamp();
+			MemoryContext fork_context;
+
+			if (!OidIsValid(member_relid))
+				continue;
+			rel = relation_open(member_relid, NoLock);	/* locked by the set */
+			blocks = fork_blocks(rel, fork);
+			if (has_range && (first_block >= blocks ||
+							  (!PG_ARGISNULL(4) && last_block >= blocks)))
+				ereport(ERROR,
+						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+						 errmsg("block range " INT64_FORMAT " to " INT64_FORMAT " is past the end of fork %s of \"%s\"",
+								first_block, PG_ARGISNULL(4) ? blocks - 1 : last_block, forkNames[fork],
+								RelationGetRelationName(rel)),
+						 errdetail("The fork has " INT64_FORMAT " blocks.", blocks)));
+			range.first = first_block;
+			range.count = (PG_ARGISNULL(4) ? blocks - 1 : last_block) - first_block + 1;
+
+			fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
+												 ALLOCSET_DEFAULT_SIZES);
+			MemoryContextSwitchTo(fork_context);
+			prewarm_fork(rel, fork, &range, clip_ranges(&range, 1, blocks), target, rate, drop_os_copy,
+						 &progress, &result);
+			progress.forks++;
+			MemoryContextSwitchTo(work_context);
+			put_prewarm_row(rsinfo, member_relid, fork, &result, started);
+			MemoryContextDelete(fork_context);	/* frees the OS job, closes its file */
+			relation_close(rel, NoLock);
+		}
+	}
+	action_progress_end(&progress);
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.prewarm_runs(rel regclass, fork text, runs int8multirange,
+ *                       target text DEFAULT 'both', max_mb_per_sec float8 DEFAULT NULL)
+ *   RETURNS record (shared_blocks_loaded int8, os_blocks_loaded int8)
+ *
+ * Loads the block runs of a snapshot into the target layer(s); blocks past
+ * the fork's end are left out.  Internal: what restore() calls.
+ */
+Datum
+pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
+{
+	Oid			relid;
+	ForkNumber	fork;
+	MultirangeType *runs;
+	PrewarmTarget target;
+	double		rate;
+	TupleDesc	result_desc;
+	TypeCacheEntry *typcache;
+	int32		run_count;
+	RangeType **run_list;
+	cachectl_block_range *ranges;
+	RelationSet *set;
+	Relation	rel;
+	PrewarmResult result;
+	ActionProgress progress;
+	Datum		values[PREWARM_RUNS_COLUMNS];
+	bool		nulls[PREWARM_RUNS_COLUMNS] = {false, false};
+	char		relkind;
+
+	for (int argno = 0; argno < 4; argno++)
+		if (PG_ARGISNULL(argno))
+			PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	runs = PG_GETARG_MULTIRANGE_P(2);
+	target = target_argument(fcinfo, 3);
+	rate = rate_argument(fcinfo, 4);
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "prewarm_runs must return a composite");
+
+	relkind = get_rel_relkind(relid);
+	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("prewarm_runs works on one relation with storage, and \"%s\" is partitioned",
+						get_rel_name(relid))));
+	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
+	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+
+	typcache = lookup_type_cache(MultirangeTypeGetOid(runs), TYPECACHE_MULTIRANGE_INFO);
+	multirange_deserialize(typcache->rngtype, runs, &run_count, &run_list);
+	ranges = palloc(sizeof(cachectl_block_range) * Max(run_count, 1));
+	for (int i = 0; i < run_count; i++)
+	{
+		RangeBound lower;
+		RangeBound upper;
+		bool		empty;
+		int64		first;
+		int64		end;
+
+		range_deserialize(typcache->rngtype, run_list[i], &lower, &upper, &empty);
+		first = lower.infinite ? 0 : DatumGetInt64(lower.val) + (lower.inclusive ? 0 : 1);
+		end = upper.infinite ? PG_INT64_MAX : DatumGetInt64(upper.val) + (upper.inclusive ? 1 : 0);
+		ranges[i].first = first;
+		ranges[i].count = empty ? 0 : end - first;
+	}
+
+	action_progress_begin(&progress, "prewarm_runs");
+	rel = relation_open(relid, NoLock); /* locked by the set */
+	run_count = clip_ranges(ranges, run_count, fork_blocks(rel, fork));
+	if (run_count > 1)
+		qsort(ranges, run_count, sizeof(cachectl_block_range), range_by_first);
+	prewarm_fork(rel, fork, ranges, run_count, target, rate, false, &progress, &result);
+	progress.forks++;
+	relation_close(rel, NoLock);
+	action_progress_end(&progress);
+
+	values[0] = Int64GetDatum(result.shared_loaded);
+	values[1] = Int64GetDatum(result.os_loaded);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
+}
