@@ -34,7 +34,8 @@
 # everything else in a child process that drops to the postgres user before
 # PostgreSQL::Test modules are even loaded, and when the child has ended,
 # whatever the outcome, unmounts and detaches everything it set up.  Without
-# root, or without losetup, mkfs.ext4 or tmpfs, it is skipped.
+# root, without losetup, mkfs.ext4 or the loop driver, or where root may not
+# mount or attach a loop device (a container), it is skipped.
 #
 # tap: starts as root
 use strict;
@@ -97,7 +98,8 @@ sub set_up_failing_device
 
 	my ($status, $output) = run_as_root('mount', '-t', 'tmpfs', '-o',
 		"size=${tmpfs_mb}m,mode=0755", 'cachectl-faildev', $backing);
-	die "mounting a tmpfs on $backing failed: $output" if $status != 0;
+	# a root without the right to mount (a container) cannot run this test
+	return "mounting a tmpfs is not permitted here: $output" if $status != 0;
 	$device{tmpfs} = $backing;
 	# the test (as postgres) fills this tmpfs and empties it again
 	chown($uid, $gid, $backing) or die "chown $backing: $!";
@@ -110,7 +112,8 @@ sub set_up_failing_device
 
 	($status, $output) = run_as_root('losetup', '--find', '--show', $image);
 	my ($loop) = $output =~ m{^(/dev/loop[0-9]+)$}m;
-	die "losetup failed: $output" if $status != 0 || !defined $loop;
+	return "no loop device can be attached here: $output"
+	  if $status != 0 || !defined $loop;
 	$device{loop} = $loop;
 
 	# No journal: a failed journal write would turn the file system
@@ -439,8 +442,11 @@ like($stderr,
 	qr/PANIC|server closed the connection unexpectedly|terminating connection/,
 	"os_drop's session ended with the server's crash");
 
+# (only when the call failed: a drop that reported success leaves nothing
+# to wait for, and the reads below show what it cost)
 $node->wait_for_log(qr/all server processes terminated; reinitializing/,
-	$log_offset);
+	$log_offset)
+  if $ret != 0;
 my $log = slurp_file($node->logfile, $log_offset);
 like($log,
 	qr/PANIC:[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*STATEMENT:[^\n]*cachectl\.os_drop/,
