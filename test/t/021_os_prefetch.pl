@@ -16,7 +16,9 @@
 # d. a throttle: 10 MiB at max_mb_per_sec => 20 take at least 0.3 s;
 # e. a throttled prefetch of the whole fork (max_mb_per_sec => 5) under
 #    statement_timeout = 1500ms stops with SQLSTATE 57014 less than 2.5 s
-#    after it started, having loaded only a little.
+#    after it started, having loaded only a little;
+# f. with cachectl.progress and cachectl.log_actions on, a 2 s call reports
+#    progress at most once a second and ends with one LOG line.
 #
 # Times are asserted only as bounds the function promises (it stops within
 # a second of a cancel; a throttle is a floor), never as speeds.
@@ -241,6 +243,24 @@ cmp_ok($elapsed, '>=', 1.4, 'e. it ran until the timeout');
 # 5 MB/s for 1.5 s is 7.5 MB, plus read-ahead of the last chunk
 cmp_ok(sum0(@$cached) * $os_page_size, '<', 64 * 1024 * 1024,
 	'e. and it had loaded less than 64 MiB');
+
+# ---- f. progress NOTICEs and the closing LOG line ----
+
+make_cold('f');
+my $log_offset = -s $node->logfile;
+($sqlstate, $out, $err, $elapsed) = timed_psql(
+	q{SET cachectl.progress = on;
+	  SET cachectl.log_actions = on;
+	  SELECT blocks_requested FROM cachectl.os_prefetch('prefetch_probe', first_block => 0,
+	                              last_block => 5119, max_mb_per_sec => 20)});
+is($sqlstate, '00000', 'f. a 40 MiB prefetch at 20 MB/s succeeds');
+my $notices = () = $err =~ /NOTICE:/g;
+note(sprintf('f. %d progress NOTICEs in %.2f s: %s', $notices, $elapsed, $err));
+cmp_ok($notices, '>=', 1, 'f. cachectl.progress reports progress during a 2 s call');
+cmp_ok($notices, '<=', int($elapsed) + 1, 'f. at most once a second');
+my $log = slurp_file($node->logfile, $log_offset);
+my $log_lines = () = $log =~ /LOG:\s+cachectl\.os_prefetch\b/g;
+is($log_lines, 1, 'f. cachectl.log_actions writes one LOG line for the call');
 
 is($node->safe_psql('postgres', 'SELECT 1'), 1, 'the server is up');
 
