@@ -24,6 +24,7 @@ SHIM_OBJS = \
 	src/pg/prewarm.o \
 	src/pg/buffer_eviction.o \
 	src/pg/both_layers.o \
+	src/pg/call_arguments.o \
 	src/pg/buffer_pool_pass.o \
 	src/pg/buffer_scan_setup.o \
 	src/pg/shared_buffers.o
@@ -66,7 +67,8 @@ REGRESS = \
 	both_layers \
 	both_layers_errors \
 	bad_inputs \
-	privileges
+	privileges \
+	snapshots
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden

@@ -13,6 +13,7 @@ PACKAGES=(
     libipc-run-perl             # PostgreSQL::Test::Cluster (TAP)
     util-linux                  # fincore, to check our counts against
     postgresql-15-pgfincore     # an anchor, for bench/
+    postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
     vmtouch                     # an anchor, for bench/
 )
 

@@ -448,3 +448,477 @@ REVOKE ALL ON FUNCTION cachectl.evict(regclass, text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.evict_relations(regclass[], text, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.evict_database(name) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.evict_all() FROM PUBLIC;
+
+-- ---------------------------------------------------------------------------
+-- Cache snapshots: which blocks each layer holds, kept in a table so that
+-- they replicate to standbys, survive restarts and are dumped; and a
+-- procedure that loads them back, committing between relations so that it
+-- never holds one snapshot or the locks of the whole set for long (on a hot
+-- standby, replay would cancel it otherwise).  Both are PL/pgSQL over the
+-- internal helpers shared_block_runs, os_block_runs and prewarm_runs and run
+-- with the caller's privileges: the helpers check SELECT on each relation,
+-- and row-level security shows a role only the rows of tables it may read.
+-- ---------------------------------------------------------------------------
+
+-- One row per label, relation, fork and cache layer holding at least one of
+-- its blocks, the blocks as runs.  system_identifier names the cluster that
+-- took it: restore() goes by block number there and on its physical
+-- standbys, by name elsewhere.  owner_table is the table whose SELECT
+-- privilege guards the row: the relation itself, an index's table, a TOAST
+-- table's owner.  fork_blocks is the fork's size when the snapshot was taken.
+CREATE TABLE cachectl.snapshot (
+    label text NOT NULL,
+    taken_at timestamptz NOT NULL,
+    system_identifier text NOT NULL,
+    relation oid NOT NULL,
+    relation_name text NOT NULL,
+    owner_table oid NOT NULL,
+    owner_table_name text NOT NULL,
+    relfilenode oid NOT NULL,
+    fork text NOT NULL CHECK (fork IN ('main', 'fsm', 'vm', 'init')),
+    layer text NOT NULL CHECK (layer IN ('shared', 'os')),
+    fork_blocks int8 NOT NULL CHECK (fork_blocks >= 0),
+    block_count int8 NOT NULL CHECK (block_count > 0),
+    blocks int8multirange NOT NULL,
+    PRIMARY KEY (label, relation, fork, layer)
+);
+
+SELECT pg_catalog.pg_extension_config_dump('cachectl.snapshot', '');
+
+-- Residency is what the reports protect: a row is visible to a role that may
+-- SELECT its table.  On the cluster that took the snapshot (and its physical
+-- standbys) that table is found by OID, so a rename changes nothing; in a
+-- restored dump or a logical replica OIDs mean nothing, so by the name it
+-- had.  has_table_privilege() of an OID that no longer exists is NULL: hidden.
+ALTER TABLE cachectl.snapshot ENABLE ROW LEVEL SECURITY;
+CREATE POLICY snapshot_of_readable_tables ON cachectl.snapshot
+    USING (COALESCE(pg_catalog.has_table_privilege(
+        CASE WHEN system_identifier = (SELECT (s.system_identifier::pg_catalog.numeric
+                                               + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::pg_catalog.text
+                                         FROM pg_catalog.pg_control_system() AS s)
+             THEN owner_table
+             ELSE pg_catalog.to_regclass(owner_table_name)::pg_catalog.oid
+        END, 'SELECT'), false));
+
+-- Record which blocks of a relation set (NULL: every relation of the current
+-- database the caller may read) each layer holds, replacing the label's
+-- earlier rows of those relations.
+CREATE FUNCTION cachectl.snapshot(
+    label text DEFAULT 'default',
+    rels regclass[] DEFAULT NULL,
+    cascade boolean DEFAULT false,
+    OUT relations int8,
+    OUT rows_recorded int8,
+    OUT shared_blocks int8,
+    OUT os_blocks int8)
+RETURNS record
+LANGUAGE plpgsql
+VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $snapshot$
+DECLARE
+    v_label text := snapshot.label;
+    v_system_identifier text;
+    v_taken_at timestamptz := now();
+    v_block_size int8 := current_setting('block_size')::int8;
+    v_named regclass;
+    v_kind "char";
+    v_persistence "char";
+    v_wanted oid[] := '{}';
+    -- the relations, as parallel arrays (a temporary table would need TEMP)
+    v_relation oid[];
+    v_relation_name text[];
+    v_owner oid[];
+    v_owner_name text[];
+    v_filenode oid[];
+    v_unlogged boolean[];
+    v_os_cached boolean[];
+    v_denied regclass;
+    v_index int;
+    v_fork text;
+    v_runs int8multirange;
+    v_count int8;
+    -- the OS layer's rows, gathered before they are written
+    v_os_relation oid[] := '{}';
+    v_os_fork text[] := '{}';
+    v_os_runs int8multirange[] := '{}';
+    v_os_count int8[] := '{}';
+    v_os_size int8[] := '{}';
+BEGIN
+    IF v_label IS NULL THEN
+        RAISE EXCEPTION 'snapshot label must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF pg_is_in_recovery() THEN
+        RAISE EXCEPTION 'cannot take a cache snapshot during recovery'
+            USING ERRCODE = 'read_only_sql_transaction',
+                  HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
+    END IF;
+    -- unsigned, as pg_controldata prints it (pg_control_system() is signed)
+    SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
+      INTO v_system_identifier FROM pg_control_system() AS s;
+
+    -- Which relations: the named ones expanded as every relation set is (leaf
+    -- partitions; with cascade, TOAST table, TOAST index and indexes), or
+    -- every relation with storage of this database that the caller may read.
+    IF rels IS NOT NULL THEN
+        FOREACH v_named IN ARRAY rels LOOP
+            CONTINUE WHEN v_named IS NULL;
+            SELECT c.relkind, c.relpersistence INTO v_kind, v_persistence
+              FROM pg_class AS c WHERE c.oid = v_named;
+            IF NOT FOUND THEN
+                RAISE EXCEPTION 'relation with OID % does not exist', v_named::oid
+                    USING ERRCODE = 'undefined_table';
+            ELSIF v_kind NOT IN ('r', 'i', 't', 'm', 'S', 'p', 'I') THEN
+                RAISE EXCEPTION 'relation "%" has no storage', v_named
+                    USING ERRCODE = 'wrong_object_type';
+            ELSIF v_persistence = 't' THEN
+                RAISE EXCEPTION 'cannot act on temporary relation "%"', v_named
+                    USING ERRCODE = 'feature_not_supported',
+                          HINT = 'Its pages live in buffers private to its session.';
+            ELSIF v_kind IN ('p', 'I') THEN
+                v_wanted := v_wanted || ARRAY(SELECT t.relid FROM pg_partition_tree(v_named) AS t
+                                               WHERE t.isleaf);
+            ELSE
+                v_wanted := v_wanted || v_named::oid;
+            END IF;
+        END LOOP;
+        IF cascade THEN
+            v_wanted := v_wanted
+                || ARRAY(SELECT c.reltoastrelid FROM pg_class AS c
+                          WHERE c.oid = ANY (v_wanted) AND c.reltoastrelid <> 0);
+            v_wanted := v_wanted
+                || ARRAY(SELECT i.indexrelid FROM pg_index AS i WHERE i.indrelid = ANY (v_wanted));
+        END IF;
+        -- met in a partition tree or a cascade, a temporary relation is left out
+        FOR v_named IN
+            SELECT c.oid FROM pg_class AS c
+             WHERE c.oid = ANY (v_wanted) AND c.relpersistence = 't' ORDER BY c.oid
+        LOOP
+            RAISE NOTICE 'skipping temporary relation "%"', v_named;
+        END LOOP;
+    END IF;
+
+    -- For the whole database, the OS maps are read only for the relations
+    -- that database_status() (cachestat counts, no locks) finds cached: each
+    -- map locks its relation until commit, and most relations are cold.
+    WITH os_cached AS (
+        SELECT d.relation::oid AS relid
+          FROM cachectl.database_status() AS d
+         WHERE rels IS NULL AND d.os_cached_bytes > 0)
+    SELECT array_agg(c.oid ORDER BY c.oid),
+           array_agg(format('%I.%I', n.nspname, c.relname) ORDER BY c.oid),
+           array_agg(owner.oid ORDER BY c.oid),
+           array_agg(format('%I.%I', owner_ns.nspname, owner.relname) ORDER BY c.oid),
+           array_agg(pg_relation_filenode(c.oid) ORDER BY c.oid),
+           array_agg(c.relpersistence = 'u' ORDER BY c.oid),
+           array_agg(rels IS NOT NULL OR c.oid IN (SELECT o.relid FROM os_cached AS o) ORDER BY c.oid)
+      INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
+      FROM pg_class AS c
+      JOIN pg_namespace AS n ON n.oid = c.relnamespace
+      LEFT JOIN pg_index AS i ON i.indexrelid = c.oid
+      JOIN pg_class AS base ON base.oid = COALESCE(i.indrelid, c.oid)
+      LEFT JOIN pg_class AS toast_owner ON base.relkind = 't' AND toast_owner.reltoastrelid = base.oid
+      JOIN pg_class AS owner ON owner.oid = COALESCE(toast_owner.oid, base.oid)
+      JOIN pg_namespace AS owner_ns ON owner_ns.oid = owner.relnamespace
+     WHERE c.relkind IN ('r', 'i', 't', 'm', 'S') AND c.relpersistence <> 't' AND NOT c.relisshared
+       AND CASE WHEN rels IS NULL THEN COALESCE(has_table_privilege(owner.oid, 'SELECT'), false)
+                ELSE c.oid = ANY (v_wanted) END;
+    v_relation := COALESCE(v_relation, '{}');
+
+    -- Named relations the caller may not read are refused, as in the reports.
+    IF rels IS NOT NULL THEN
+        SELECT u.owner INTO v_denied
+          FROM unnest(v_owner) AS u (owner)
+         WHERE NOT COALESCE(has_table_privilege(u.owner, 'SELECT'), false)
+         LIMIT 1;
+        IF FOUND THEN
+            RAISE EXCEPTION 'permission denied for table %', v_denied
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+    END IF;
+
+    -- The OS layer, a relation at a time; one dropped since the catalogs were
+    -- read is left out.  The rows are gathered first and written below, so
+    -- the exception blocks' subtransactions write nothing.
+    FOR v_index IN 1 .. coalesce(array_length(v_relation, 1), 0) LOOP
+        CONTINUE WHEN NOT v_os_cached[v_index];
+        BEGIN
+            FOREACH v_fork IN ARRAY
+                CASE WHEN v_unlogged[v_index] THEN ARRAY['main', 'fsm', 'vm', 'init']
+                     ELSE ARRAY['main', 'fsm', 'vm'] END
+            LOOP
+                SELECT range_agg(int8range(r.first_block, r.first_block + r.block_count)),
+                       sum(r.block_count)
+                  INTO v_runs, v_count
+                  FROM cachectl.os_block_runs(v_relation[v_index]::regclass, v_fork) AS r;
+                CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
+                v_os_relation := v_os_relation || v_relation[v_index];
+                v_os_fork := v_os_fork || v_fork;
+                v_os_runs := v_os_runs || v_runs;
+                v_os_count := v_os_count || v_count;
+                v_os_size := v_os_size
+                    || COALESCE(pg_relation_size(v_relation[v_index]::regclass, v_fork) / v_block_size, 0);
+            END LOOP;
+        EXCEPTION WHEN undefined_table THEN
+            RAISE NOTICE 'skipping relation %: dropped meanwhile', v_relation_name[v_index];
+        END;
+    END LOOP;
+
+    -- Replace the label's rows of these relations (every row the caller can
+    -- see, when it names none): deleted and inserted in one transaction, so
+    -- a reader sees the old snapshot or the new one, never a mix.
+    DELETE FROM cachectl.snapshot AS s
+     WHERE s.label = v_label AND (rels IS NULL OR s.relation = ANY (v_relation));
+
+    INSERT INTO cachectl.snapshot
+    SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
+           m.owner_table, m.owner_table_name, m.relfilenode, o.fork, 'os',
+           GREATEST(o.fork_blocks, upper(o.runs)), o.block_count, o.runs
+      FROM unnest(v_os_relation, v_os_fork, v_os_runs, v_os_count, v_os_size)
+               AS o (relation, fork, runs, block_count, fork_blocks)
+      JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
+               AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
+        ON m.relation = o.relation;
+
+    -- The shared layer: one pass over the buffer pool.
+    INSERT INTO cachectl.snapshot
+    SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
+           m.owner_table, m.owner_table_name, m.relfilenode, b.fork, 'shared',
+           GREATEST(COALESCE(pg_relation_size(m.relation::regclass, b.fork) / v_block_size, 0),
+                    upper(b.runs)),
+           b.block_count, b.runs
+      FROM (SELECT r.relation::oid AS relation, r.fork,
+                   range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs,
+                   sum(r.block_count)::int8 AS block_count
+              FROM cachectl.shared_block_runs(
+                       CASE WHEN rels IS NOT NULL THEN v_relation::regclass[] END) AS r
+             GROUP BY 1, 2) AS b
+      JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
+               AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
+        ON m.relation = b.relation;
+
+    SELECT count(DISTINCT s.relation), count(*),
+           COALESCE(sum(s.block_count) FILTER (WHERE s.layer = 'shared'), 0),
+           COALESCE(sum(s.block_count) FILTER (WHERE s.layer = 'os'), 0)
+      INTO relations, rows_recorded, shared_blocks, os_blocks
+      FROM cachectl.snapshot AS s
+     WHERE s.label = v_label AND s.taken_at = v_taken_at;
+END
+$snapshot$;
+
+-- Load a snapshot back into the layers it recorded, a relation and a chunk
+-- (a quarter of a second's loading) at a time, committing after each: it never
+-- holds a snapshot or a lock for long, so replay on a hot standby need not
+-- cancel it.  A procedure, so CALL it outside a transaction block.  Its
+-- results are INOUT parameters because a procedure's OUT parameters cannot
+-- follow parameters with defaults; what is passed in them is ignored.
+CREATE PROCEDURE cachectl.restore(
+    label text DEFAULT 'default',
+    target text DEFAULT 'both',
+    max_mb_per_sec float8 DEFAULT NULL,
+    INOUT relations_warmed int8 DEFAULT NULL,
+    INOUT relations_skipped int8 DEFAULT NULL,
+    INOUT relations_remapped int8 DEFAULT NULL,
+    INOUT shared_blocks_loaded int8 DEFAULT NULL,
+    INOUT os_blocks_loaded int8 DEFAULT NULL,
+    INOUT seconds float8 DEFAULT NULL,
+    INOUT matched_by text DEFAULT NULL)
+LANGUAGE plpgsql
+AS $restore$
+DECLARE
+    -- No SET clause (it would forbid COMMIT): the search path is set again
+    -- in each transaction, and every name is qualified anyway.
+    v_label pg_catalog.text := restore.label;
+    v_started pg_catalog.timestamptz := pg_catalog.clock_timestamp();
+    v_last_notice pg_catalog.timestamptz := pg_catalog.clock_timestamp();
+    v_progress pg_catalog.bool;
+    v_block_size pg_catalog.int8;
+    v_chunk_blocks pg_catalog.int8;
+    v_by_block pg_catalog.bool;
+    v_snapshot_system pg_catalog.text;
+    v_relation pg_catalog.oid[];
+    v_relation_name pg_catalog.text[];
+    v_filenode pg_catalog.oid[];
+    v_index pg_catalog.int4;
+    v_count pg_catalog.int4;
+    v_target pg_catalog.regclass;
+    v_remapped pg_catalog.bool;
+    v_gone pg_catalog.bool;
+    v_row record;
+    v_runs pg_catalog.int8multirange;
+    v_now_blocks pg_catalog.int8;
+    v_task_fork pg_catalog.text[];
+    v_task_layer pg_catalog.text[];
+    v_task_runs pg_catalog.int8multirange[];
+    v_task pg_catalog.int4;
+    v_loaded record;
+BEGIN
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    IF v_label IS NULL OR target IS NULL THEN
+        RAISE EXCEPTION 'label and target must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF target NOT IN ('os', 'shared', 'both') THEN
+        RAISE EXCEPTION 'invalid target "%"', target
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Valid targets are "os", "shared" and "both".';
+    END IF;
+    IF max_mb_per_sec IS NOT NULL AND NOT (max_mb_per_sec > 0 AND max_mb_per_sec < 'infinity') THEN
+        RAISE EXCEPTION 'max_mb_per_sec must be a positive finite number, or NULL for no limit'
+            USING ERRCODE = 'invalid_parameter_value';
+    END IF;
+    v_progress := COALESCE(current_setting('cachectl.progress', true), 'off') IN ('on', 'true');
+    v_block_size := current_setting('block_size')::int8;
+    -- a chunk: a quarter of a second's loading at the throttle, 32 MB at
+    -- most (a fraction of a second on an ordinary disk)
+    v_chunk_blocks := CASE WHEN max_mb_per_sec IS NULL THEN 32 * 1048576 / v_block_size
+                           ELSE LEAST(32 * 1048576 / v_block_size,
+                                      GREATEST(16, floor(max_mb_per_sec * 1048576 / 4 / v_block_size)))::int8
+                      END;
+    relations_warmed := 0;
+    relations_skipped := 0;
+    relations_remapped := 0;
+    shared_blocks_loaded := 0;
+    os_blocks_loaded := 0;
+
+    -- The snapshot's relations that the caller can see.
+    SELECT array_agg(r.relation ORDER BY r.relation), array_agg(r.relation_name ORDER BY r.relation),
+           array_agg(r.relfilenode ORDER BY r.relation), min(r.system_identifier)
+      INTO v_relation, v_relation_name, v_filenode, v_snapshot_system
+      FROM (SELECT DISTINCT s.relation, s.relation_name, s.relfilenode, s.system_identifier
+              FROM cachectl.snapshot AS s WHERE s.label = v_label) AS r;
+    IF v_relation IS NULL THEN
+        RAISE EXCEPTION 'cache snapshot "%" does not exist', v_label
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'A snapshot''s rows are visible only to roles that may SELECT their tables.';
+    END IF;
+    v_by_block := v_snapshot_system
+        = (SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
+             FROM pg_control_system() AS s);
+    matched_by := CASE WHEN v_by_block THEN 'block' ELSE 'name' END;
+    IF NOT v_by_block THEN
+        RAISE NOTICE 'cache snapshot "%" was taken by another cluster: relations are matched by name, blocks by their share of each fork', v_label;
+    END IF;
+    v_count := array_length(v_relation, 1);
+    COMMIT;
+
+    FOR v_index IN 1 .. v_count LOOP
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        -- Where is it now?  In the same cluster by OID (a rewrite gives it a
+        -- new relfilenode: then its blocks are mapped by share), else by name.
+        IF v_by_block AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = v_relation[v_index]) THEN
+            v_target := v_relation[v_index]::regclass;
+            v_remapped := pg_relation_filenode(v_target) IS DISTINCT FROM v_filenode[v_index];
+        ELSE
+            v_target := to_regclass(v_relation_name[v_index]);
+            v_remapped := true;
+        END IF;
+        IF v_target IS NULL THEN
+            RAISE NOTICE 'skipping relation %: dropped since the snapshot', v_relation_name[v_index];
+            relations_skipped := relations_skipped + 1;
+            COMMIT;
+            CONTINUE;
+        END IF;
+        IF pg_is_in_recovery()
+           AND (SELECT c.relpersistence FROM pg_class AS c WHERE c.oid = v_target) IS DISTINCT FROM 'p' THEN
+            RAISE NOTICE 'skipping relation %: unlogged relations cannot be read during recovery',
+                v_relation_name[v_index];
+            relations_skipped := relations_skipped + 1;
+            COMMIT;
+            CONTINUE;
+        END IF;
+
+        -- What to load, as chunks: the OS rows first, so that the shared
+        -- reads then come from the page cache.
+        v_task_fork := '{}';
+        v_task_layer := '{}';
+        v_task_runs := '{}';
+        FOR v_row IN
+            SELECT s.fork, s.layer, s.fork_blocks, s.blocks
+              FROM cachectl.snapshot AS s
+             WHERE s.label = v_label AND s.relation = v_relation[v_index]
+               AND (target = 'both' OR s.layer = target)
+             ORDER BY s.layer = 'shared', s.fork
+        LOOP
+            v_now_blocks := COALESCE(pg_relation_size(v_target, v_row.fork) / v_block_size, 0);
+            IF v_remapped THEN
+                -- the same share of the fork, at the same relative place
+                SELECT range_agg(int8range(floor(lower(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8,
+                                           ceil(upper(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8))
+                  INTO v_runs
+                  FROM unnest(v_row.blocks) AS r
+                 WHERE v_row.fork_blocks > 0;
+            ELSE
+                v_runs := v_row.blocks * int8multirange(int8range(0, v_now_blocks));
+            END IF;
+            CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
+            SELECT v_task_fork || array_agg(v_row.fork),
+                   v_task_layer || array_agg(v_row.layer),
+                   v_task_runs || array_agg(c.chunk ORDER BY c.part)
+              INTO v_task_fork, v_task_layer, v_task_runs
+              FROM (SELECT q.part, range_agg(q.piece) AS chunk
+                      FROM (SELECT p.piece,
+                                   (sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)) - 1)
+                                       / v_chunk_blocks AS part
+                              FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
+                                      FROM unnest(v_runs) AS r,
+                                           generate_series(lower(r), upper(r) - 1, v_chunk_blocks) AS b) AS p
+                           ) AS q
+                     GROUP BY q.part) AS c;
+        END LOOP;
+        COMMIT;
+
+        v_gone := false;
+        FOR v_task IN 1 .. COALESCE(array_length(v_task_runs, 1), 0) LOOP
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+            BEGIN
+                SELECT * INTO v_loaded
+                  FROM cachectl.prewarm_runs(v_target, v_task_fork[v_task], v_task_runs[v_task],
+                                             v_task_layer[v_task], max_mb_per_sec);
+                shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
+                os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
+            EXCEPTION WHEN undefined_table THEN
+                v_gone := true;
+            END;
+            -- the relation's lock and the snapshot go with each chunk
+            COMMIT;
+            EXIT WHEN v_gone;
+        END LOOP;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+        IF v_gone THEN
+            RAISE NOTICE 'skipping relation %: dropped meanwhile', v_relation_name[v_index];
+            relations_skipped := relations_skipped + 1;
+        ELSE
+            relations_warmed := relations_warmed + 1;
+            IF v_remapped THEN
+                relations_remapped := relations_remapped + 1;
+            END IF;
+        END IF;
+        IF v_progress AND clock_timestamp() - v_last_notice >= interval '1 second' THEN
+            RAISE NOTICE 'restoring cache snapshot "%": % of % relations', v_label, v_index, v_count;
+            v_last_notice := clock_timestamp();
+        END IF;
+    END LOOP;
+
+    seconds := round(extract(epoch FROM clock_timestamp() - v_started)::numeric, 3)::float8;
+    IF COALESCE(current_setting('cachectl.log_actions', true), 'off') IN ('on', 'true') THEN
+        RAISE LOG 'cachectl restore of "%": % relations warmed, % skipped, % remapped, % shared and % OS blocks loaded in % s',
+            v_label, relations_warmed, relations_skipped, relations_remapped,
+            shared_blocks_loaded, os_blocks_loaded, seconds;
+    END IF;
+END
+$restore$;
+
+REVOKE ALL ON TABLE cachectl.snapshot FROM PUBLIC;
+GRANT SELECT ON TABLE cachectl.snapshot TO pg_read_all_stats;
+-- Actions: superuser only until granted.
+REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
+REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) FROM PUBLIC;
+
+COMMENT ON TABLE cachectl.snapshot IS
+    'Cache snapshots: per label, relation, fork and layer, the blocks cached when cachectl.snapshot() ran, as runs of 8 kB block numbers; pg_read_all_stats may SELECT it, and sees only the rows of tables it may SELECT.';
+COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
+    'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
+COMMENT ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) IS
+    'Loads a cache snapshot back into shared buffers and/or the OS page cache a relation and a chunk at a time, committing after each (so it works on a hot standby), counting relations and 8 kB blocks; superuser until granted, with SELECT on cachectl.snapshot and on the tables.';

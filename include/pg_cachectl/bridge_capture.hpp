@@ -50,7 +50,8 @@ cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
     }
 }
 
-// The setting's value as the core's choice (InvalidArgument if unknown).
-EngineChoice engine_choice(cachectl_os_engine engine);
+// The setting's value as the core's choice (InvalidArgument if unknown);
+// by reference, so an out-of-range value from C is never loaded as the enum.
+EngineChoice engine_choice(const cachectl_os_engine &engine);
 
 } // namespace pg_cachectl

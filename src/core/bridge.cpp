@@ -14,6 +14,7 @@
 #include "pg_cachectl/segment_math.hpp"
 
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <new>
 #include <stdexcept>
@@ -26,8 +27,13 @@ struct cachectl_residency_report {
 
 namespace pg_cachectl {
 
-EngineChoice engine_choice(cachectl_os_engine engine) {
-    switch (engine) {
+EngineChoice engine_choice(const cachectl_os_engine &engine) {
+    // The C side may hand over any int: read the bytes, since loading a value
+    // outside the enum's range as the enum type is undefined in C++.
+    int value = 0;
+    static_assert(sizeof value == sizeof engine, "a C enum is an int here");
+    std::memcpy(&value, &engine, sizeof value);
+    switch (value) {
     case CACHECTL_ENGINE_CACHESTAT:
         return EngineChoice::cachestat;
     case CACHECTL_ENGINE_MINCORE:

@@ -19,6 +19,7 @@
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "port/pg_bitutils.h"
+#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
@@ -28,6 +29,7 @@
 #include "buffer_pool_pass.h"
 #include "buffer_scan_setup.h"
 #include "cachectl.h"
+#include "call_arguments.h"
 #include "database_relations.h"
 #include "os_map.h"
 #include "os_residency.h"
@@ -53,20 +55,6 @@ row_blocks(const cachectl_buffer_scan *scan, size_t index, const uint32 **blocks
 		ereport(ERROR,
 				(errcode(ERRCODE_OUT_OF_MEMORY),
 				 errmsg("out of memory while collecting the block numbers of shared buffers")));
-}
-
-/* One pass over the pool for the locked batch, keeping block numbers. */
-static cachectl_buffer_scan *
-collect_batch(MemoryContext owner, const RelationSet *set, int only_fork)
-{
-	cachectl_error error = {0};
-	cachectl_buffer_scan *scan = buffer_scan_create(owner);
-
-	buffer_scan_want_batch(scan, set, only_fork, true);
-	buffer_pool_pass_for_scan(scan, BUFFER_PASS_COLLECT);
-	if (cachectl_buffer_scan_finish(scan, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	return scan;
 }
 
 /* The OS map of a fork of `blocks` blocks, palloc'd in the current context. */
@@ -137,7 +125,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	{
 		MemoryContext batch_context = AllocSetContextCreate(work_context, "pg_cachectl status batch",
 															ALLOCSET_DEFAULT_SIZES);
-		cachectl_buffer_scan *scan = collect_batch(batch_context, set, InvalidForkNumber);
+		cachectl_buffer_scan *scan = buffer_scan_pass_batch(batch_context, set, InvalidForkNumber, BUFFER_PASS_COLLECT);
 		size_t		rows = cachectl_buffer_scan_row_count(scan);
 		Oid			measured_relid = InvalidOid;
 
@@ -204,26 +192,6 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Locks one relation with storage named alone (not partitioned) for a per-fork report. */
-static void
-lock_single_relation(Oid relid, const char *function)
-{
-	char		relkind = get_rel_relkind(relid);
-	RelationSet *set;
-
-	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("%s works on one relation with storage, and \"%s\" is partitioned",
-						function, get_rel_name(relid)),
-				 errhint("Name one of its partitions.")));
-	set = relation_set_build(&relid, 1, false, RELATION_SET_REPORT);
-	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
-}
-
 /*
  * cachectl.draw(rel regclass, width int DEFAULT 64) RETURNS text
  *
@@ -255,7 +223,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("width must be between 1 and 10000 characters")));
-	lock_single_relation(relid, "draw");
+	lock_one_relation(relid, "draw", RELATION_SET_REPORT);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl draw",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -264,7 +232,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	set.relids = &relid;
 	set.locked_from = 0;
 	set.locked_to = 1;
-	scan = collect_batch(work_context, &set, MAIN_FORKNUM);
+	scan = buffer_scan_pass_batch(work_context, &set, MAIN_FORKNUM, BUFFER_PASS_COLLECT);
 	memset(&row, 0, sizeof(row));
 	if (cachectl_buffer_scan_row_count(scan) == 1)
 	{
@@ -322,24 +290,7 @@ pg_cachectl_database_status(PG_FUNCTION_ARGS)
 	caller_context = MemoryContextSwitchTo(work_context);
 
 	relations = database_relations_list(true, &relation_count);
-	scan = buffer_scan_create(work_context);
-	for (int i = 0; i < relation_count; i++)
-	{
-		cachectl_relation_file_key key;
-		int64		every_fork[CACHECTL_FORK_COUNT] = {0, 0, 0, 0};
-
-		key.tablespace = relations[i].tablespace;
-		key.database = MyDatabaseId;
-		key.file_number = relations[i].file_number;
-		if (cachectl_buffer_scan_want(scan, &key, relations[i].relid, every_fork, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-	}
-	if (cachectl_buffer_scan_collect_blocks(scan, &error) != CACHECTL_OK ||
-		cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	buffer_pool_pass_for_scan(scan, BUFFER_PASS_COLLECT);
-	if (cachectl_buffer_scan_finish(scan, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
+	scan = buffer_scan_pass_database(work_context, relations, relation_count);
 	rows = cachectl_buffer_scan_row_count(scan);
 
 	report = os_residency_report_create(work_context);
@@ -429,6 +380,25 @@ put_block_runs(ReturnSetInfo *rsinfo, Oid relid, int fork, const uint32 *blocks,
 	}
 }
 
+/* The runs of every row of a finished collecting pass. */
+static void
+put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
+{
+	size_t		rows = cachectl_buffer_scan_row_count(scan);
+
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_buffer_row row;
+		const uint32 *blocks;
+		size_t		count;
+
+		if (!cachectl_buffer_scan_row(scan, i, &row))
+			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		row_blocks(scan, i, &blocks, &count);
+		put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
+	}
+}
+
 /*
  * cachectl.shared_block_runs(rels regclass[] DEFAULT NULL)
  *   RETURNS TABLE (relation regclass, fork text, first_block int8, block_count int8)
@@ -445,8 +415,6 @@ pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	cachectl_buffer_scan *scan;
-	cachectl_error error = {0};
-	size_t		rows;
 
 	InitMaterializedSRF(fcinfo, 0);
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl shared_block_runs",
@@ -458,80 +426,23 @@ pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)
 		int			relation_count;
 		DatabaseRelation *relations = database_relations_list(true, &relation_count);
 
-		scan = buffer_scan_create(work_context);
-		for (int i = 0; i < relation_count; i++)
-		{
-			cachectl_relation_file_key key;
-			int64		every_fork[CACHECTL_FORK_COUNT] = {0, 0, 0, 0};
-
-			key.tablespace = relations[i].tablespace;
-			key.database = MyDatabaseId;
-			key.file_number = relations[i].file_number;
-			if (cachectl_buffer_scan_want(scan, &key, relations[i].relid, every_fork, &error) != CACHECTL_OK)
-				cachectl_raise_core_error(&error);
-		}
-		if (cachectl_buffer_scan_collect_blocks(scan, &error) != CACHECTL_OK ||
-			cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-		buffer_pool_pass_for_scan(scan, BUFFER_PASS_COLLECT);
-		if (cachectl_buffer_scan_finish(scan, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-		rows = cachectl_buffer_scan_row_count(scan);
-		for (size_t i = 0; i < rows; i++)
-		{
-			cachectl_buffer_row row;
-			const uint32 *blocks;
-			size_t		count;
-
-			if (!cachectl_buffer_scan_row(scan, i, &row))
-				elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
-			row_blocks(scan, i, &blocks, &count);
-			put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
-		}
+		scan = buffer_scan_pass_database(work_context, relations, relation_count);
+		put_scan_runs(rsinfo, scan);
 	}
 	else
 	{
-		ArrayType  *array = PG_GETARG_ARRAYTYPE_P(0);
-		Datum	   *elements;
-		bool	   *element_nulls;
 		int			named_count;
-		Oid		   *named;
+		Oid		   *named = relation_list_argument(PG_GETARG_ARRAYTYPE_P(0), &named_count);
 		RelationSet *set;
 
-		if (ARR_NDIM(array) > 1)
-			ereport(ERROR,
-					(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-					 errmsg("the relation list must be a one-dimensional array")));
-		deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
-						  &elements, &element_nulls, &named_count);
-		named = palloc(sizeof(Oid) * Max(named_count, 1));
-		for (int i = 0; i < named_count; i++)
-		{
-			if (element_nulls[i])
-				ereport(ERROR,
-						(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-						 errmsg("the relation list must not contain NULL")));
-			named[i] = DatumGetObjectId(elements[i]);
-		}
 		set = relation_set_build(named, named_count, false, RELATION_SET_REPORT);
 		while (relation_set_lock_next_batch(set))
 		{
 			MemoryContext batch_context = AllocSetContextCreate(work_context, "pg_cachectl runs batch",
 																ALLOCSET_DEFAULT_SIZES);
 
-			scan = collect_batch(batch_context, set, InvalidForkNumber);
-			rows = cachectl_buffer_scan_row_count(scan);
-			for (size_t i = 0; i < rows; i++)
-			{
-				cachectl_buffer_row row;
-				const uint32 *blocks;
-				size_t		count;
-
-				if (!cachectl_buffer_scan_row(scan, i, &row))
-					elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
-				row_blocks(scan, i, &blocks, &count);
-				put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
-			}
+			scan = buffer_scan_pass_batch(batch_context, set, InvalidForkNumber, BUFFER_PASS_COLLECT);
+			put_scan_runs(rsinfo, scan);
 			MemoryContextDelete(batch_context);
 		}
 	}
@@ -569,7 +480,7 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	lock_single_relation(relid, "os_block_runs");
+	lock_one_relation(relid, "os_block_runs", RELATION_SET_REPORT);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_block_runs",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -595,6 +506,12 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 		values[1] = Int64GetDatum(runs[i].count);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
+	/*
+	 * Let the lock go now, not at the end of the transaction: snapshot()
+	 * calls this for every cached relation of a database, more than the lock
+	 * table may hold; the map is taken, nothing else here reads the relation.
+	 */
+	UnlockRelationOid(relid, AccessShareLock);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
 	return (Datum) 0;

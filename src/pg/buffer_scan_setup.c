@@ -6,6 +6,7 @@
 
 #include "access/relation.h"
 #include "common/relpath.h"
+#include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
 
@@ -82,3 +83,50 @@ buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int o
 		cachectl_raise_core_error(&error);
 }
 
+
+/* Ends a pass: the rows are built, or the error that lost buffers is raised. */
+static void
+finish_pass(cachectl_buffer_scan *scan)
+{
+	cachectl_error error = {0};
+
+	if (cachectl_buffer_scan_finish(scan, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+}
+
+cachectl_buffer_scan *
+buffer_scan_pass_batch(MemoryContext owner, const RelationSet *set, int only_fork, BufferPassAction action)
+{
+	cachectl_buffer_scan *scan = buffer_scan_create(owner);
+
+	buffer_scan_want_batch(scan, set, only_fork, action == BUFFER_PASS_COLLECT);
+	buffer_pool_pass_for_scan(scan, action);
+	finish_pass(scan);
+	return scan;
+}
+
+cachectl_buffer_scan *
+buffer_scan_pass_database(MemoryContext owner, const DatabaseRelation *relations, int relation_count)
+{
+	cachectl_error error = {0};
+	cachectl_buffer_scan *scan = buffer_scan_create(owner);
+
+	for (int i = 0; i < relation_count; i++)
+	{
+		cachectl_relation_file_key key;
+		/* every fork wanted, its size unknown here (0): files are not opened */
+		int64		every_fork[CACHECTL_FORK_COUNT] = {0, 0, 0, 0};
+
+		key.tablespace = relations[i].tablespace;
+		key.database = MyDatabaseId;
+		key.file_number = relations[i].file_number;
+		if (cachectl_buffer_scan_want(scan, &key, relations[i].relid, every_fork, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+	}
+	if (cachectl_buffer_scan_collect_blocks(scan, &error) != CACHECTL_OK ||
+		cachectl_buffer_scan_seal(scan, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	buffer_pool_pass_for_scan(scan, BUFFER_PASS_COLLECT);
+	finish_pass(scan);
+	return scan;
+}

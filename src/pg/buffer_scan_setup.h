@@ -7,6 +7,8 @@
 
 #include "pg_cachectl/bridge.h"
 
+#include "buffer_pool_pass.h"
+#include "database_relations.h"
 #include "relation_set.h"
 
 /* A scan freed with owner, on success or error alike. */
@@ -19,5 +21,21 @@ extern cachectl_buffer_scan *buffer_scan_create(MemoryContext owner);
  */
 extern void buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork,
 								   bool collect_blocks);
+
+/*
+ * One pass over the pool for the forks of the set's locked batch (or the one
+ * named), counting, collecting block numbers or evicting; returns the
+ * finished scan, owned by owner.
+ */
+extern cachectl_buffer_scan *buffer_scan_pass_batch(MemoryContext owner, const RelationSet *set,
+													int only_fork, BufferPassAction action);
+
+/*
+ * One pass over the pool for every fork of the given relations of the
+ * current database (database_relations.h), keeping block numbers; returns
+ * the finished scan, owned by owner.
+ */
+extern cachectl_buffer_scan *buffer_scan_pass_database(MemoryContext owner, const DatabaseRelation *relations,
+													   int relation_count);
 
 #endif							/* PG_CACHECTL_BUFFER_SCAN_SETUP_H */

@@ -32,20 +32,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_cold_database);
 #define COLD_COLUMNS 6
 #define COLD_DATABASE_COLUMNS 7
 
-/* One pass over the pool for the locked batch, evicting or counting. */
-static cachectl_buffer_scan *
-batch_pass(MemoryContext owner, const RelationSet *set, BufferPassAction action)
-{
-	cachectl_error error = {0};
-	cachectl_buffer_scan *scan = buffer_scan_create(owner);
-
-	buffer_scan_want_batch(scan, set, InvalidForkNumber, false);
-	buffer_pool_pass_for_scan(scan, action);
-	if (cachectl_buffer_scan_finish(scan, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	return scan;
-}
-
 static void
 scan_row(const cachectl_buffer_scan *scan, size_t index, cachectl_buffer_row *row)
 {
@@ -89,7 +75,7 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 	{
 		MemoryContext batch_context = AllocSetContextCreate(work_context, "pg_cachectl cold batch",
 															ALLOCSET_DEFAULT_SIZES);
-		cachectl_buffer_scan *evicted = batch_pass(batch_context, set, BUFFER_PASS_EVICT);
+		cachectl_buffer_scan *evicted = buffer_scan_pass_batch(batch_context, set, InvalidForkNumber, BUFFER_PASS_EVICT);
 		cachectl_buffer_scan *remaining;
 		size_t		rows = cachectl_buffer_scan_row_count(evicted);
 
@@ -109,7 +95,7 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 			pfree(path);
 		}
 
-		remaining = batch_pass(batch_context, set, BUFFER_PASS_COUNT);
+		remaining = buffer_scan_pass_batch(batch_context, set, InvalidForkNumber, BUFFER_PASS_COUNT);
 		for (size_t i = 0, j = 0; i < rows; i++)
 		{
 			cachectl_buffer_row row;

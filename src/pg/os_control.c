@@ -24,6 +24,7 @@
 
 #include "action_progress.h"
 #include "cachectl.h"
+#include "call_arguments.h"
 #include "os_cache_jobs.h"
 #include "os_residency.h"
 #include "relation_set.h"
@@ -37,32 +38,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_restore);
 #define OS_PREFETCH_COLUMNS 7
 #define OS_RESTORE_COLUMNS 7
 
-/* The fork argument: a fork number, or InvalidForkNumber for every fork. */
-static int
-fork_argument(FunctionCallInfo fcinfo, int argno)
-{
-	if (PG_ARGISNULL(argno))
-		return InvalidForkNumber;
-	return forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(argno)));
-}
-
-/* max_mb_per_sec: NULL for no limit, else a positive finite number. */
-static double
-rate_argument(FunctionCallInfo fcinfo, int argno)
-{
-	double		rate;
-
-	if (PG_ARGISNULL(argno))
-		return 0;
-	rate = PG_GETARG_FLOAT8(argno);
-	if (isnan(rate) || isinf(rate) || rate <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_mb_per_sec must be a positive finite number"),
-				 errhint("Pass NULL for no limit.")));
-	return rate;
-}
-
 /* The fork's size in blocks, from its files; -1 when it does not exist. */
 static int64
 fork_blocks(const char *base_path)
@@ -73,20 +48,6 @@ fork_blocks(const char *base_path)
 	if (cachectl_fork_size(base_path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 	return size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
-}
-
-/* A relation that is named alone for a per-fork map: storage required. */
-static void
-require_single_relation(Oid relid, const char *function)
-{
-	char		relkind = get_rel_relkind(relid);
-
-	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("%s works on one relation with storage, and \"%s\" is partitioned",
-						function, get_rel_name(relid)),
-				 errhint("Name one of its partitions.")));
 }
 
 /* The forks a call works on: the one named, or all. */
@@ -220,9 +181,7 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
 	int			only_fork;
-	bool		has_range;
-	int64		first_block = 0;
-	int64		last_block = -1;
+	BlockRangeArgument range_argument;
 	double		rate;
 	bool		wait;
 	MemoryContext work_context;
@@ -236,25 +195,12 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	only_fork = fork_argument(fcinfo, 1);
-	has_range = !PG_ARGISNULL(2) || !PG_ARGISNULL(3);
-	if (!PG_ARGISNULL(2))
-		first_block = PG_GETARG_INT64(2);
-	if (!PG_ARGISNULL(3))
-		last_block = PG_GETARG_INT64(3);
+	range_argument = block_range_argument(fcinfo, 2, 3);
 	rate = rate_argument(fcinfo, 4);
 	wait = PG_GETARG_BOOL(5);
 
-	if (first_block < 0 || (!PG_ARGISNULL(3) && last_block < 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("block numbers must not be negative")));
-	if (!PG_ARGISNULL(3) && last_block < first_block)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("last_block " INT64_FORMAT " comes before first_block " INT64_FORMAT,
-						last_block, first_block)));
-	if (has_range)
-		require_single_relation(relid, "a block range");
+	if (range_argument.given)
+		require_unpartitioned(relid, "a block range");
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_prefetch",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -291,22 +237,10 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 					continue;
 				path = CACHECTL_RELATION_FORK_PATH(rel, fork);
 				blocks = fork_blocks(path);
-				if (blocks < 0 && !has_range)
+				if (blocks < 0 && !range_argument.given)
 					continue;	/* no such fork: no row, as os_residency */
-				range.first = first_block;
-				range.count = (PG_ARGISNULL(3) ? blocks - 1 : last_block) - first_block + 1;
-				if (has_range && blocks <= first_block)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("first_block " INT64_FORMAT " is past the end of fork %s of \"%s\"",
-									first_block, forkNames[fork], RelationGetRelationName(rel)),
-							 errdetail("The fork has " INT64_FORMAT " blocks.", Max(blocks, 0))));
-				if (has_range && first_block + range.count > blocks)
-					ereport(ERROR,
-							(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-							 errmsg("last_block " INT64_FORMAT " is past the end of fork %s of \"%s\"",
-									last_block, forkNames[fork], RelationGetRelationName(rel)),
-							 errdetail("The fork has " INT64_FORMAT " blocks.", blocks)));
+				range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel),
+											forkNames[fork]);
 
 				fork_context = AllocSetContextCreate(work_context, "pg_cachectl os_prefetch fork",
 													 ALLOCSET_DEFAULT_SIZES);
@@ -366,7 +300,6 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	double		rate;
 	bool		wait;
 	TupleDesc	result_desc;
-	RelationSet *set;
 	Relation	rel;
 	char	   *path;
 	MemoryContext work_context;
@@ -393,12 +326,7 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "os_restore must return a composite");
 
-	require_single_relation(relid, "os_restore");
-	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
-	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
+	lock_one_relation(relid, "os_restore", RELATION_SET_ACTION);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_restore",
 										 ALLOCSET_DEFAULT_SIZES);

@@ -17,6 +17,7 @@
 #include "utils/varbit.h"
 
 #include "cachectl.h"
+#include "call_arguments.h"
 #include "os_map.h"
 #include "relation_set.h"
 #include "version_compat.h"
@@ -69,8 +70,6 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	int			fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	char		relkind = get_rel_relkind(relid);
-	RelationSet *set;
 	Relation	rel;
 	char	   *path;
 	cachectl_error error = {0};
@@ -80,18 +79,7 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 
-	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("os_map works on one relation with storage, and \"%s\" is partitioned",
-						get_rel_name(relid)),
-				 errhint("Name one of its partitions.")));
-
-	set = relation_set_build(&relid, 1, false, RELATION_SET_REPORT);
-	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
+	lock_one_relation(relid, "os_map", RELATION_SET_REPORT);
 
 	rel = relation_open(relid, NoLock); /* locked by the set */
 	path = CACHECTL_RELATION_FORK_PATH(rel, fork);

@@ -35,6 +35,7 @@
 
 #include "action_progress.h"
 #include "cachectl.h"
+#include "call_arguments.h"
 #include "os_cache_jobs.h"
 #include "relation_set.h"
 #include "version_compat.h"
@@ -78,22 +79,6 @@ target_argument(FunctionCallInfo fcinfo, int argno)
 			 errmsg("invalid prewarm target \"%s\"", target),
 			 errhint("The target is \"os\", \"shared\" or \"both\".")));
 	pg_unreachable();
-}
-
-static double
-rate_argument(FunctionCallInfo fcinfo, int argno)
-{
-	double		rate;
-
-	if (PG_ARGISNULL(argno))
-		return 0;
-	rate = PG_GETARG_FLOAT8(argno);
-	if (isnan(rate) || isinf(rate) || rate <= 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("max_mb_per_sec must be a positive finite number"),
-				 errhint("Pass NULL for no limit.")));
-	return rate;
 }
 
 /* The fork's size in blocks, 0 when it has no file. */
@@ -315,9 +300,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	Oid			relid;
 	PrewarmTarget target;
 	ForkNumber	fork;
-	bool		has_range;
-	int64		first_block = 0;
-	int64		last_block = -1;
+	BlockRangeArgument range_argument;
 	double		rate;
 	bool		drop_os_copy;
 	MemoryContext work_context;
@@ -332,33 +315,11 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	target = target_argument(fcinfo, 1);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(2)));
-	has_range = !PG_ARGISNULL(3) || !PG_ARGISNULL(4);
-	if (!PG_ARGISNULL(3))
-		first_block = PG_GETARG_INT64(3);
-	if (!PG_ARGISNULL(4))
-		last_block = PG_GETARG_INT64(4);
+	range_argument = block_range_argument(fcinfo, 3, 4);
 	rate = rate_argument(fcinfo, 5);
 	drop_os_copy = PG_GETARG_BOOL(6);
-	if (first_block < 0 || (!PG_ARGISNULL(4) && last_block < 0))
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("block numbers must not be negative")));
-	if (!PG_ARGISNULL(4) && last_block < first_block)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("last_block " INT64_FORMAT " comes before first_block " INT64_FORMAT,
-						last_block, first_block)));
-	if (has_range)
-	{
-		char		relkind = get_rel_relkind(relid);
-
-		if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
-			ereport(ERROR,
-					(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-					 errmsg("a block range works on one relation with storage, and \"%s\" is partitioned",
-							get_rel_name(relid)),
-					 errhint("Name one of its partitions.")));
-	}
+	if (range_argument.given)
+		require_unpartitioned(relid, "a block range");
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl prewarm",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -381,16 +342,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 				continue;
 			rel = relation_open(member_relid, NoLock);	/* locked by the set */
 			blocks = fork_blocks(rel, fork);
-			if (has_range && (first_block >= blocks ||
-							  (!PG_ARGISNULL(4) && last_block >= blocks)))
-				ereport(ERROR,
-						(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-						 errmsg("block range " INT64_FORMAT " to " INT64_FORMAT " is past the end of fork %s of \"%s\"",
-								first_block, PG_ARGISNULL(4) ? blocks - 1 : last_block, forkNames[fork],
-								RelationGetRelationName(rel)),
-						 errdetail("The fork has " INT64_FORMAT " blocks.", blocks)));
-			range.first = first_block;
-			range.count = (PG_ARGISNULL(4) ? blocks - 1 : last_block) - first_block + 1;
+			range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);
 
 			fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
 												 ALLOCSET_DEFAULT_SIZES);
@@ -431,13 +383,11 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	int32		run_count;
 	RangeType **run_list;
 	cachectl_block_range *ranges;
-	RelationSet *set;
 	Relation	rel;
 	PrewarmResult result;
 	ActionProgress progress;
 	Datum		values[PREWARM_RUNS_COLUMNS];
 	bool		nulls[PREWARM_RUNS_COLUMNS] = {false, false};
-	char		relkind;
 
 	for (int argno = 0; argno < 4; argno++)
 		if (PG_ARGISNULL(argno))
@@ -450,17 +400,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "prewarm_runs must return a composite");
 
-	relkind = get_rel_relkind(relid);
-	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("prewarm_runs works on one relation with storage, and \"%s\" is partitioned",
-						get_rel_name(relid))));
-	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
-	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
+	lock_one_relation(relid, "prewarm_runs", RELATION_SET_ACTION);
 
 	typcache = lookup_type_cache(MultirangeTypeGetOid(runs), TYPECACHE_MULTIRANGE_INFO);
 	multirange_deserialize(typcache->rngtype, runs, &run_count, &run_list);

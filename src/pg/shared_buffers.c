@@ -30,6 +30,7 @@
 #include "buffer_eviction.h"
 #include "buffer_pool_pass.h"
 #include "buffer_scan_setup.h"
+#include "call_arguments.h"
 #include "cachectl.h"
 #include "relation_set.h"
 #include "version_compat.h"
@@ -127,14 +128,6 @@ relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
 	MemoryContextDelete(work_context);
 }
 
-static int
-fork_argument(FunctionCallInfo fcinfo, int argno)
-{
-	if (PG_ARGISNULL(argno))
-		return InvalidForkNumber;
-	return forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(argno)));
-}
-
 static bool
 cascade_argument(FunctionCallInfo fcinfo, int argno)
 {
@@ -214,33 +207,13 @@ pg_cachectl_evict(PG_FUNCTION_ARGS)
 Datum
 pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
 {
-	ArrayType  *array;
-	Datum	   *elements;
-	bool	   *element_nulls;
 	int			count;
 	Oid		   *relids;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(0))
 		PG_RETURN_NULL();
-	array = PG_GETARG_ARRAYTYPE_P(0);
-	if (ARR_NDIM(array) > 1)
-		ereport(ERROR,
-				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-				 errmsg("the relation list must be a one-dimensional array")));
-	deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
-					  &elements, &element_nulls, &count);
-	relids = palloc(sizeof(Oid) * Max(count, 1));
-	for (int i = 0; i < count; i++)
-	{
-		/* a NULL is most likely a to_regclass() of a misspelled name */
-		if (element_nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("the relation list must not contain NULL"),
-					 errhint("to_regclass() returns NULL for a relation that does not exist.")));
-		relids[i] = DatumGetObjectId(elements[i]);
-	}
+	relids = relation_list_argument(PG_GETARG_ARRAYTYPE_P(0), &count);
 	relation_set_pass(fcinfo, relids, count, RELATION_SET_ACTION_ON_LIST,
 					  fork_argument(fcinfo, 1), cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
 	return (Datum) 0;

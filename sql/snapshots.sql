@@ -1,0 +1,237 @@
+-- Cache snapshots: snapshot() records which blocks each layer holds,
+-- restore() loads them back.  Counts that depend on the kernel (readahead,
+-- the engine) are compared, never printed.
+CREATE EXTENSION pg_cachectl;
+\set VERBOSITY sqlstate
+
+-- ---- shapes ----
+SELECT a.attname, format_type(a.atttypid, a.atttypmod) AS type, a.attnotnull
+FROM pg_attribute a
+WHERE a.attrelid = 'cachectl.snapshot'::regclass AND a.attnum > 0
+ORDER BY a.attnum;
+SELECT pg_get_indexdef(i.indexrelid) FROM pg_index i WHERE i.indrelid = 'cachectl.snapshot'::regclass;
+SELECT p.proname, p.prokind, pg_get_function_arguments(p.oid) AS arguments,
+       pg_get_function_result(p.oid) AS result, p.prosecdef AS security_definer
+FROM pg_proc p
+WHERE p.oid IN ('cachectl.snapshot'::regproc, 'cachectl.restore'::regproc)
+ORDER BY p.proname;
+-- dumped by pg_dump, guarded by row-level security, nothing for PUBLIC
+SELECT e.extconfig::regclass[] AS dumped, e.extcondition FROM pg_extension e WHERE e.extname = 'pg_cachectl';
+SELECT relrowsecurity, relforcerowsecurity FROM pg_class WHERE oid = 'cachectl.snapshot'::regclass;
+SELECT polname, polcmd FROM pg_policy WHERE polrelid = 'cachectl.snapshot'::regclass;
+SELECT has_table_privilege('public', 'cachectl.snapshot', 'SELECT') AS public_select,
+       has_table_privilege('pg_read_all_stats', 'cachectl.snapshot', 'SELECT') AS stats_select,
+       has_table_privilege('pg_read_all_stats', 'cachectl.snapshot', 'INSERT') AS stats_insert,
+       has_function_privilege('public', 'cachectl.snapshot(text, regclass[], boolean)', 'EXECUTE') AS public_snapshot,
+       has_function_privilege('pg_read_all_stats', 'cachectl.snapshot(text, regclass[], boolean)', 'EXECUTE') AS stats_snapshot,
+       has_function_privilege('public', 'cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)', 'EXECUTE') AS public_restore;
+
+-- ---- a small table in a known state ----
+CREATE TABLE snap_t (id int PRIMARY KEY, payload text);
+INSERT INTO snap_t SELECT g, repeat('x', 200) FROM generate_series(1, 6000) g;
+VACUUM snap_t;
+SELECT pg_relation_size('snap_t') / current_setting('block_size')::int AS snap_blocks \gset
+SELECT :snap_blocks > 120 AS big_enough;
+-- cold in both layers ...
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
+SELECT bit_count(cachectl.os_map('snap_t')) AS os_blocks;
+-- ... then blocks 30-39 read into shared buffers (a TID scan reads just
+-- those), blocks 0-9 and 100-104 into the OS cache only
+SELECT count(*) FROM snap_t WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(30, 39) b));
+SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 0, last_block => 9);
+SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 100, last_block => 104);
+SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_now
+FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+SELECT cachectl.os_map('snap_t') AS os_map_before \gset
+
+-- ---- snapshot ----
+SELECT relations, rows_recorded, shared_blocks FROM cachectl.snapshot('regress', ARRAY['snap_t'::regclass]);
+SELECT label, relation::regclass, relation_name, owner_table::regclass, relfilenode = pg_relation_filenode('snap_t') AS filenode_ok,
+       fork, layer, fork_blocks = :snap_blocks AS fork_size_ok,
+       system_identifier = cachectl.system_identifier() AS this_cluster,
+       block_count = (SELECT sum(upper(r) - lower(r)) FROM unnest(blocks) r) AS count_matches
+FROM cachectl.snapshot WHERE label = 'regress' ORDER BY fork, layer;
+SELECT blocks AS shared_blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'shared';
+-- the OS row is the map: the same blocks, as runs
+SELECT (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'os' AND fork = 'main')
+     = (SELECT range_agg(int8range(b - 1, b)) FROM generate_series(1, length(:'os_map_before'::varbit)) b
+        WHERE substring(:'os_map_before'::varbit FROM b FOR 1) = B'1') AS os_row_is_the_map,
+       (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'os' AND fork = 'main')
+       @> '{[0,10), [30,40), [100,105)}'::int8multirange AS os_row_holds_what_was_read;
+
+-- ---- make it cold, restore, compare both maps ----
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
+SELECT bit_count(cachectl.os_map('snap_t')) AS os_blocks;
+CALL cachectl.restore('regress') \gset restored_
+SELECT :restored_relations_warmed AS warmed, :restored_relations_skipped AS skipped,
+       :restored_relations_remapped AS remapped, :restored_shared_blocks_loaded AS shared_loaded,
+       :restored_os_blocks_loaded = (SELECT block_count FROM cachectl.snapshot
+                                      WHERE label = 'regress' AND layer = 'os' AND fork = 'main') AS os_loaded_all,
+       :restored_seconds >= 0 AS timed, :'restored_matched_by' AS matched_by;
+SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
+FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
+-- one layer only
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+CALL cachectl.restore('regress', target => 'shared') \gset restored_
+SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded AS os_loaded;
+SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
+FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+CALL cachectl.restore('regress', target => 'os', max_mb_per_sec => 1000) \gset restored_
+SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded > 0 AS os_loaded;
+SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
+SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
+
+-- ---- replacing a label ----
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT count(*) FROM snap_t WHERE ctid = '(50,1)';
+SELECT relations, rows_recorded >= 2 AS recorded FROM cachectl.snapshot('regress', ARRAY['snap_t'::regclass]);
+SELECT count(DISTINCT taken_at) AS taken_once, count(*) FILTER (WHERE layer = 'shared') AS shared_rows
+FROM cachectl.snapshot WHERE label = 'regress';
+SELECT blocks AS shared_blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'shared';
+
+-- ---- sets: partitions, cascade; the whole database ----
+CREATE TABLE snap_p (id int PRIMARY KEY) PARTITION BY RANGE (id);
+CREATE TABLE snap_p1 PARTITION OF snap_p FOR VALUES FROM (0) TO (1000);
+CREATE TABLE snap_p2 PARTITION OF snap_p FOR VALUES FROM (1000) TO (2000);
+INSERT INTO snap_p SELECT g FROM generate_series(0, 1999) g;
+SELECT relations, rows_recorded > 0 AS recorded FROM cachectl.snapshot('parts', ARRAY['snap_p'::regclass]);
+SELECT DISTINCT relation_name, owner_table_name FROM cachectl.snapshot WHERE label = 'parts' ORDER BY 1;
+SELECT relations FROM cachectl.snapshot('parts', ARRAY['snap_p'::regclass], cascade => true);
+SELECT DISTINCT relation_name, owner_table_name FROM cachectl.snapshot WHERE label = 'parts' ORDER BY 1;
+SELECT relations > 10 AS many_relations, rows_recorded > relations AS rows_ok, shared_blocks > 0 AS some_shared
+FROM cachectl.snapshot('whole');
+SELECT count(*) FILTER (WHERE relation = 'snap_t'::regclass) > 0 AS has_snap_t,
+       count(*) FILTER (WHERE relation = 'pg_class'::regclass) > 0 AS has_pg_class,
+       count(*) FILTER (WHERE relation_name = 'pg_catalog.pg_database') AS shared_catalogs
+FROM cachectl.snapshot WHERE label = 'whole';
+CALL cachectl.restore('whole', target => 'shared') \gset whole_
+SELECT :whole_relations_warmed > 10 AS warmed, :whole_relations_skipped AS skipped;
+
+-- ---- rewritten, dropped, another cluster (NOTICEs in full) ----
+\set VERBOSITY default
+SELECT relations FROM cachectl.snapshot('moved', ARRAY['snap_t'::regclass, 'snap_p1'::regclass]);
+VACUUM FULL snap_t;                     -- a new relfilenode: mapped by share
+DROP TABLE snap_p;                      -- gone: skipped
+CALL cachectl.restore('moved') \gset moved_
+SELECT :moved_relations_warmed AS warmed, :moved_relations_skipped AS skipped,
+       :moved_relations_remapped AS remapped, :'moved_matched_by' AS matched_by;
+-- a snapshot from a dump of another cluster: matched by name, blocks by share
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+UPDATE cachectl.snapshot SET system_identifier = '1', relation = 1, owner_table = 1 WHERE label = 'regress';
+CALL cachectl.restore('regress', target => 'shared') \gset elsewhere_
+SELECT :elsewhere_relations_warmed AS warmed, :elsewhere_relations_remapped AS remapped,
+       :elsewhere_shared_blocks_loaded AS shared_loaded, :'elsewhere_matched_by' AS matched_by;
+SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
+FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+\set VERBOSITY sqlstate
+
+-- ---- bad input ----
+CALL cachectl.restore('no such label');
+CALL cachectl.restore('regress', target => 'disk');
+CALL cachectl.restore('regress', max_mb_per_sec => 0);
+CALL cachectl.restore('regress', max_mb_per_sec => 'NaN');
+CALL cachectl.restore(NULL);
+CALL cachectl.restore('regress', NULL);
+SELECT * FROM cachectl.snapshot(NULL);
+SELECT relations FROM cachectl.snapshot('nulls', ARRAY[NULL::regclass]);
+CREATE VIEW snap_v AS SELECT 1 AS x;
+SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_v'::regclass]);
+SELECT * FROM cachectl.snapshot('bad', ARRAY[0::regclass]);
+CREATE TEMPORARY TABLE snap_temp (id int);
+SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_temp'::regclass]);
+-- a procedure that commits cannot run inside a transaction block
+BEGIN;
+CALL cachectl.restore('moved');
+ROLLBACK;
+-- layer and fork are checked
+INSERT INTO cachectl.snapshot SELECT label, taken_at, system_identifier, relation, relation_name, owner_table,
+       owner_table_name, relfilenode, fork, 'disk', fork_blocks, block_count, blocks
+FROM cachectl.snapshot WHERE label = 'regress' LIMIT 1;
+
+-- ---- privileges ----
+CREATE TABLE snap_secret (id int);
+INSERT INTO snap_secret SELECT generate_series(1, 100);
+CREATE ROLE regress_snap_nobody;
+CREATE ROLE regress_snap_stats IN ROLE pg_read_all_stats;
+CREATE ROLE regress_snap_reader IN ROLE pg_read_all_stats;
+CREATE ROLE regress_snap_operator;
+GRANT SELECT ON snap_t TO regress_snap_reader, regress_snap_operator;
+GRANT USAGE ON SCHEMA cachectl TO regress_snap_operator;
+GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO regress_snap_operator;
+GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
+                          cachectl.shared_block_runs(regclass[]),
+                          cachectl.os_block_runs(regclass, text),
+                          cachectl.database_status(),
+                          cachectl.prewarm_runs(regclass, text, int8multirange, text, float8)
+      TO regress_snap_operator;
+GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
+      TO regress_snap_operator;
+SELECT relations FROM cachectl.snapshot('guarded', ARRAY['snap_t'::regclass, 'snap_t_pkey'::regclass, 'snap_secret'::regclass]);
+SELECT DISTINCT relation_name FROM cachectl.snapshot WHERE label = 'guarded' ORDER BY 1;
+-- PUBLIC: no USAGE, no SELECT, no EXECUTE
+SET ROLE regress_snap_nobody;
+SELECT count(*) FROM cachectl.snapshot;
+SELECT * FROM cachectl.snapshot('mine');
+CALL cachectl.restore('guarded');
+RESET ROLE;
+-- pg_read_all_stats sees rows of the tables it may read: none here
+SET ROLE regress_snap_stats;
+SELECT count(*) AS rows_seen FROM cachectl.snapshot WHERE label = 'guarded';
+SELECT * FROM cachectl.snapshot('mine');
+CALL cachectl.restore('guarded');
+RESET ROLE;
+-- with SELECT on snap_t: its rows (and its index's), not snap_secret's
+SET ROLE regress_snap_reader;
+SELECT DISTINCT relation_name FROM cachectl.snapshot WHERE label = 'guarded' ORDER BY 1;
+RESET ROLE;
+-- an operator granted the functions and the table's rights: works on what
+-- it may read, is refused the rest, and replaces only the rows it can see
+SET ROLE regress_snap_operator;
+SELECT relations FROM cachectl.snapshot('guarded', ARRAY['snap_t'::regclass]);
+SELECT * FROM cachectl.snapshot('guarded', ARRAY['snap_secret'::regclass]);
+CALL cachectl.restore('guarded', target => 'shared') \gset operator_
+SELECT :operator_relations_warmed AS warmed, :operator_relations_skipped AS skipped;
+CALL cachectl.restore('parts');
+RESET ROLE;
+SELECT relation_name, min(taken_at) = (SELECT max(taken_at) FROM cachectl.snapshot WHERE label = 'guarded') AS retaken
+FROM cachectl.snapshot WHERE label = 'guarded' GROUP BY relation_name ORDER BY 1;
+-- the whole database, as the operator: only what it may read is recorded
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT count(*) FROM snap_t WHERE ctid = '(7,1)';
+SELECT count(*) FROM snap_secret;
+SET ROLE regress_snap_operator;
+SELECT relations > 0 AS recorded FROM cachectl.snapshot('operator_whole');
+RESET ROLE;
+SELECT count(*) FILTER (WHERE relation = 'snap_t'::regclass AND layer = 'shared') AS snap_t_rows,
+       count(*) FILTER (WHERE relation = 'snap_secret'::regclass) AS secret_rows,
+       bool_and(has_table_privilege('regress_snap_operator', owner_table, 'SELECT')) AS all_readable
+FROM cachectl.snapshot WHERE label = 'operator_whole';
+-- a dropped table's rows are visible to nobody but the superuser
+DROP TABLE snap_secret;
+SET ROLE regress_snap_reader;
+SELECT count(*) AS dropped_rows_seen FROM cachectl.snapshot WHERE relation_name = 'public.snap_secret';
+RESET ROLE;
+SELECT count(*) > 0 AS dropped_rows_kept FROM cachectl.snapshot WHERE relation_name = 'public.snap_secret';
+
+REVOKE ALL ON SCHEMA cachectl FROM regress_snap_operator;
+REVOKE ALL ON cachectl.snapshot FROM regress_snap_operator;
+REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
+                       cachectl.shared_block_runs(regclass[]),
+                       cachectl.os_block_runs(regclass, text),
+                       cachectl.prewarm_runs(regclass, text, int8multirange, text, float8)
+       FROM regress_snap_operator;
+REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;
+REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
+       FROM regress_snap_operator;
+DROP VIEW snap_v;
+DROP TABLE snap_t, snap_temp;
+DROP ROLE regress_snap_nobody, regress_snap_stats, regress_snap_reader, regress_snap_operator;
+DROP EXTENSION pg_cachectl;

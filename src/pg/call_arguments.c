@@ -1,0 +1,146 @@
+/*
+ * call_arguments.c — reading the arguments SQL functions share (see
+ * call_arguments.h).
+ */
+#include "postgres.h"
+
+#include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
+#include "common/relpath.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+#include <math.h>
+
+#include "call_arguments.h"
+
+int
+fork_argument(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		return InvalidForkNumber;
+	return forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(argno)));
+}
+
+double
+rate_argument(FunctionCallInfo fcinfo, int argno)
+{
+	double		rate;
+
+	if (PG_ARGISNULL(argno))
+		return 0;
+	rate = PG_GETARG_FLOAT8(argno);
+	if (isnan(rate) || isinf(rate) || rate <= 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_mb_per_sec must be a positive finite number"),
+				 errhint("Pass NULL for no limit.")));
+	return rate;
+}
+
+BlockRangeArgument
+block_range_argument(FunctionCallInfo fcinfo, int first_argno, int last_argno)
+{
+	BlockRangeArgument range = {false, 0, -1};
+
+	range.given = !PG_ARGISNULL(first_argno) || !PG_ARGISNULL(last_argno);
+	if (!PG_ARGISNULL(first_argno))
+		range.first = PG_GETARG_INT64(first_argno);
+	if (!PG_ARGISNULL(last_argno))
+	{
+		range.last = PG_GETARG_INT64(last_argno);
+		if (range.last < 0)
+			ereport(ERROR,
+					(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					 errmsg("block numbers must not be negative")));
+	}
+	if (range.first < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("block numbers must not be negative")));
+	if (!PG_ARGISNULL(last_argno) && range.last < range.first)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("last_block " INT64_FORMAT " comes before first_block " INT64_FORMAT,
+						range.last, range.first)));
+	return range;
+}
+
+cachectl_block_range
+block_range_in_fork(const BlockRangeArgument *range, int64 blocks, const char *relation_name,
+					const char *fork_name)
+{
+	cachectl_block_range within;
+
+	blocks = Max(blocks, 0);
+	if (range->given && range->first >= blocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("first_block " INT64_FORMAT " is past the end of fork %s of \"%s\"",
+						range->first, fork_name, relation_name),
+				 errdetail("The fork has " INT64_FORMAT " blocks.", blocks)));
+	if (range->given && range->last >= blocks)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("last_block " INT64_FORMAT " is past the end of fork %s of \"%s\"",
+						range->last, fork_name, relation_name),
+				 errdetail("The fork has " INT64_FORMAT " blocks.", blocks)));
+	within.first = range->first;
+	within.count = Max((range->last < 0 ? blocks - 1 : range->last) - range->first + 1, 0);
+	return within;
+}
+
+Oid *
+relation_list_argument(ArrayType *array, int *count)
+{
+	Datum	   *elements;
+	bool	   *element_nulls;
+	Oid		   *relids;
+
+	if (ARR_NDIM(array) > 1)
+		ereport(ERROR,
+				(errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+				 errmsg("the relation list must be a one-dimensional array")));
+	deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
+					  &elements, &element_nulls, count);
+	relids = palloc(sizeof(Oid) * Max(*count, 1));
+	for (int i = 0; i < *count; i++)
+	{
+		/* a NULL is most likely a to_regclass() of a misspelled name */
+		if (element_nulls[i])
+			ereport(ERROR,
+					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+					 errmsg("the relation list must not contain NULL"),
+					 errhint("to_regclass() returns NULL for a relation that does not exist.")));
+		relids[i] = DatumGetObjectId(elements[i]);
+	}
+	pfree(elements);
+	pfree(element_nulls);
+	return relids;
+}
+
+void
+require_unpartitioned(Oid relid, const char *function)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s works on one relation with storage, and \"%s\" is partitioned",
+						function, get_rel_name(relid)),
+				 errhint("Name one of its partitions.")));
+}
+
+void
+lock_one_relation(Oid relid, const char *function, RelationSetPurpose purpose)
+{
+	RelationSet *set;
+
+	require_unpartitioned(relid, function);
+	set = relation_set_build(&relid, 1, false, purpose);
+	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+}
