@@ -41,7 +41,6 @@
 use strict;
 use warnings;
 
-use Fcntl qw(:mode);
 use File::Temp ();
 use POSIX ();
 use Time::HiRes ();
