@@ -66,19 +66,22 @@ say "Per fork and 1 GiB segment file:"
 echo_sql "SELECT fork, segment, path, pg_size_pretty(size_bytes) AS size, os_pages, cached_pages, dirty_pages
           FROM cachectl.os_residency('orders');"
 
-say "Drop the table's files from the OS cache (from the shell, with the paths pg_cachectl gave)"
-datadir="$demo_dir/data"
-cluster_psql -At -c "SELECT path FROM cachectl.os_residency('orders')" | while read -r path; do
-    echo "  dd if=\$PGDATA/$path iflag=nocache count=0"
-    as_postgres dd if="$datadir/$path" iflag=nocache count=0 status=none
-done
-echo_sql "SELECT relation, pg_size_pretty(cached_bytes) AS in_os_cache FROM cachectl.os_residency_total('orders');"
+say "Drop the table and its index from the OS cache (dirty pages are written back first, then dropped)"
+echo_sql "SELECT relation, fork, pg_size_pretty(cached_bytes_before) AS cached_before, dirty_pages_before,
+                 pg_size_pretty(cached_bytes_after) AS cached_after
+          FROM cachectl.os_drop('orders', cascade => true);"
+echo_sql "SELECT relation, pg_size_pretty(cached_bytes) AS in_os_cache FROM cachectl.os_residency_total('orders', cascade => true);"
 
 say "Load 200 MB into shared buffers with pg_prewarm: the kernel caches the same pages on the way"
 echo_sql "SELECT pg_prewarm('orders', 'buffer', 'main', 0, 25599) AS blocks_loaded;"
 echo_sql "SELECT * FROM both_layers;"
 echo "The OS cache was empty before: what it holds now came in with the buffers, so those"
 echo "pages are cached twice, once in shared buffers and once in the page cache."
+
+say "Which blocks of the table the page cache holds now: a block map (one bit per block), saved and drawn"
+echo_sql "CREATE TABLE cache_snapshot AS SELECT now() AS taken_at, cachectl.os_map('orders') AS map;
+          SELECT length(map) AS blocks, length(replace(map::text, '0', '')) AS cached_blocks FROM cache_snapshot;"
+echo_sql "SELECT cachectl.os_draw(map, 64) AS orders_in_os_cache FROM cache_snapshot;"
 
 say "Evict the table and its index from shared buffers (dirty buffers are written first, pinned ones skipped)"
 echo_sql "UPDATE orders SET notes = 'changed' WHERE id % 1000 = 0;"
@@ -87,6 +90,23 @@ echo_sql "SELECT * FROM cachectl.evict('orders', cascade => true);"
 echo_sql "SELECT * FROM both_layers;"
 echo_sql "SELECT count(*) AS changed_rows_survive FROM orders WHERE notes = 'changed';"
 echo "Shared buffers are empty for the table; the kernel still caches its pages."
+
+say "Drop the table from the OS cache again, then prefetch all of it (os_prefetch returns once the reads are done)"
+echo_sql "SELECT relation, fork, pg_size_pretty(cached_bytes_before) AS cached_before, pg_size_pretty(cached_bytes_after) AS cached_after
+          FROM cachectl.os_drop('orders');"
+echo_sql "SELECT relation, fork, blocks_requested, pg_size_pretty(cached_bytes_after) AS cached_after,
+                 pages_pending, seconds
+          FROM cachectl.os_prefetch('orders');"
+echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders'), 64) AS orders_in_os_cache;"
+
+say "Put the page cache back as the snapshot had it: only what pg_prewarm brought in (a prewarm job would do this before the morning peak)"
+echo_sql "SELECT relation, fork, blocks_loaded, blocks_past_end, pages_pending, seconds
+          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true);"
+echo_sql "SELECT length(replace(map::text, '0', '')) AS cached_blocks_in_snapshot,
+                 length(replace(cachectl.os_map('orders')::text, '0', '')) AS cached_blocks_now,
+                 cachectl.os_draw(cachectl.os_map('orders'), 64) AS orders_in_os_cache
+          FROM cache_snapshot;"
+echo "(The UPDATE added blocks at the end since the snapshot; the map restores the blocks it knew.)"
 
 say "The engines agree (cachestat counts in the kernel; mincore maps the file and asks page by page)"
 echo_sql "SELECT cachectl.os_engine() AS engine, cached_pages FROM cachectl.os_residency('orders', 'main') WHERE segment = 0

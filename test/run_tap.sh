@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # run_tap.sh — the scenario tests under test/t/ (PostgreSQL::Test::Cluster,
 # run by prove).  Each test starts and stops its own clusters.  As root this
-# runs them as the postgres user (initdb refuses root) from a copy of test/.
+# runs them as the postgres user (initdb refuses root) from a copy of test/,
+# through test/tap_exec.sh, which lets a test that needs root for its
+# fixtures (a loop device) start as root and drop to postgres itself.
 # Prints "tap: N passed, N failed" last (N counts TAP assertions).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -16,14 +18,23 @@ chown -R postgres: "$workdir" 2>/dev/null || true
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test/t/*.pl)
 
+# As root, prove itself runs as root and test/tap_exec.sh starts each test
+# as postgres (or as root, for a test that drops privileges itself).
+run_prove=(as_postgres env)
+exec_args=()
+if [ "$(id -u)" = 0 ]; then
+    run_prove=(env)
+    exec_args=(--exec "bash $workdir/test/tap_exec.sh")
+fi
+
 set +e
-(cd "$workdir" && as_postgres env \
+(cd "$workdir" && "${run_prove[@]}" \
     PATH="$PG_BINDIR:$PATH" \
     PERL5LIB="$PG_PGXS_DIR/../../src/test/perl" \
     PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
     TESTDIR="$workdir" \
     PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \
-    prove -v "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
+    prove -v "${exec_args[@]}" "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
 status=${PIPESTATUS[0]}
 set -e
 

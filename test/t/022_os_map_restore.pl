@@ -1,0 +1,260 @@
+# 022_os_map_restore.pl
+#
+# cachectl.os_map() snapshots which blocks of a fork are in the OS page
+# cache, and cachectl.os_restore() brings that state back exactly: the same
+# pages cached in every segment file, as util-linux fincore counts them, and
+# os_map() afterwards equal to the saved map.  With either engine
+# (cachestat finds the empty windows first, mincore visits everything):
+#
+# a. a partial state made by os_prefetch of four block ranges (one in the
+#    real rows at the start, one in the sparse middle of segment 0, one
+#    across the boundary of segments 0 and 1, one in segment 1): os_map sets
+#    exactly the bits of those ranges, and fincore counts exactly
+#    BLCKSZ / page size pages per set bit (no block is half cached);
+# b. os_drop, then os_restore(map): fincore per segment equals a's, and
+#    os_map equals the saved map;
+# c. another state (other ranges cached), then os_restore(map,
+#    drop_others => true): the same exact equality;
+# d. a map longer than the fork (five more set bits): restored as in c,
+#    blocks_past_end = 5;
+# e. os_draw gives a drawing for the map.
+#
+# The relation is built as in 020: real rows at the start of segment 0,
+# whose file is extended sparsely to 1 GiB, then rows the server puts at
+# its end and into segment 1.  Nothing reads the table in between, so the
+# page cache holds only what the test puts there.
+use strict;
+use warnings;
+
+use IPC::Run;
+use List::Util qw(sum0);
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $segment_bytes = 1024 * 1024 * 1024;
+my $segment_blocks = 131072;
+
+my ($fincore_found) = run_command([ 'sh', '-c', 'command -v fincore' ]);
+plan skip_all => 'util-linux fincore is not installed'
+  unless $fincore_found;
+my ($fs_type) =
+  run_command([ 'stat', '-f', '-c', '%T', $PostgreSQL::Test::Utils::tmp_check ]);
+plan skip_all =>
+  'the test directory is on tmpfs, where POSIX_FADV_DONTNEED drops nothing'
+  if $fs_type eq 'tmpfs';
+
+my ($os_page_size) = run_command([ 'getconf', 'PAGESIZE' ]);
+
+my $node = PostgreSQL::Test::Cluster->new('map_restore');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+autovacuum = off
+checkpoint_timeout = '1h'
+max_wal_size = '4GB'
+fsync = on
+});
+$node->start;
+my $data_dir = $node->data_dir;
+
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION pg_cachectl;
+CREATE TABLE map_probe (id int4, val text);
+INSERT INTO map_probe
+  SELECT g, repeat('x', 150) FROM generate_series(1, 20000) AS g;
+CHECKPOINT;
+});
+my $main_path = $node->safe_psql('postgres',
+	q{SELECT pg_relation_filepath('map_probe')});
+truncate("$data_dir/$main_path", $segment_bytes)
+  or die "could not extend $main_path: $!";
+$node->safe_psql(
+	'postgres', q{
+INSERT INTO map_probe
+  SELECT g, repeat('y', 150) FROM generate_series(100001, 140000) AS g;
+CHECKPOINT;
+CREATE TABLE saved_maps (engine text PRIMARY KEY, map varbit);
+});
+my $blocks = $node->safe_psql('postgres',
+	q{SELECT pg_relation_size('map_probe') / current_setting('block_size')::int});
+my $pages_per_block = 8192 / $os_page_size;
+cmp_ok($blocks, '>', $segment_blocks + 600,
+	"the table has $blocks blocks, well into segment 1");
+my @segment_files = ("$data_dir/$main_path", "$data_dir/$main_path.1");
+ok(-e $segment_files[1], 'the main fork has a second segment file');
+
+# The ranges of the partial state, inclusive, and another set used to make
+# a different state before a restore with drop_others.
+my @ranges = ([ 0, 199 ], [ 20000, 20999 ], [ 130900, 131299 ],
+	[ 131500, 131599 ]);
+my @other_ranges = ([ 0, 99 ], [ 50000, 50999 ], [ 131200, 131400 ]);
+
+# ---- helpers ----
+
+sub fincore_pages
+{
+	my @files = @_;
+	my ($stdout, $stderr);
+	IPC::Run::run(
+		[
+			'fincore', '--raw', '--noheadings', '--bytes',
+			'--output', 'PAGES,FILE', @files
+		],
+		'>', \$stdout, '2>', \$stderr)
+	  or die "fincore failed: $stderr";
+	my %pages;
+	foreach my $line (split /\n/, $stdout)
+	{
+		my ($count, $file) = split / /, $line, 2;
+		$pages{$file} = $count;
+	}
+	return [ map { $pages{$_} // die "fincore skipped $_" } @files ];
+}
+
+# Runs SQL with the engine of the round set first.
+sub sql
+{
+	my ($engine, $query) = @_;
+	return $node->safe_psql('postgres',
+		"SET cachectl.os_engine = $engine;\n$query");
+}
+
+sub prefetch_ranges
+{
+	my ($engine, $ranges) = @_;
+	my $pending = 0;
+	foreach my $range (@$ranges)
+	{
+		my ($requested, $range_pending) = split /\|/,
+		  sql($engine,
+			"SELECT blocks_requested, pages_pending FROM cachectl.os_prefetch('map_probe', 'main', $range->[0], $range->[1])"
+		  );
+		die "os_prefetch of $range->[0]..$range->[1] requested $requested blocks"
+		  unless $requested == $range->[1] - $range->[0] + 1;
+		$pending += $range_pending;
+	}
+	return $pending;
+}
+
+# The map os_map should give when exactly these ranges are cached.
+sub expected_map_sql
+{
+	my ($ranges) = @_;
+	my $condition = join ' OR ',
+	  map { "b BETWEEN $_->[0] AND $_->[1]" } @$ranges;
+	return
+	  "(SELECT string_agg(CASE WHEN $condition THEN '1' ELSE '0' END, '' ORDER BY b)::varbit FROM generate_series(0, $blocks - 1) AS b)";
+}
+
+sub drop_all
+{
+	my ($engine) = @_;
+	sql($engine, q{SELECT count(*) FROM cachectl.os_drop('map_probe')});
+	my $left = fincore_pages(@segment_files);
+	die "os_drop left pages cached: @$left" if sum0(@$left) != 0;
+}
+
+# One os_restore call; returns its row as a hash.
+sub restore
+{
+	my ($engine, $map_sql, $options) = @_;
+	my $row = sql($engine,
+		"SELECT relation, fork, blocks_loaded, blocks_past_end, cached_pages_after, pages_pending FROM cachectl.os_restore('map_probe', $map_sql$options)"
+	);
+	my %row;
+	@row{qw(relation fork blocks_loaded blocks_past_end cached_pages_after pages_pending)}
+	  = split /\|/, $row, -1;
+	return \%row;
+}
+
+my $auto_engine = $node->safe_psql('postgres', 'SELECT cachectl.os_engine()');
+my @engines = $auto_engine eq 'cachestat' ? ('cachestat', 'mincore') : ('mincore');
+note("engines: @engines");
+
+foreach my $engine (@engines)
+{
+	# ---- a. a partial state ----
+
+	drop_all($engine);
+	my $pending = prefetch_ranges($engine, \@ranges);
+	is($pending, 0, "$engine a. os_prefetch of the ranges waited for its reads");
+	my $before = fincore_pages(@segment_files);
+	note("$engine a. fincore per segment: @$before");
+
+	sql($engine,
+		"INSERT INTO saved_maps SELECT '$engine', cachectl.os_map('map_probe')");
+	my ($map_bits, $map_set, $as_expected) = split /\|/,
+	  sql($engine,
+		"SELECT length(map), length(replace(map::text, '0', '')), map = "
+		  . expected_map_sql(\@ranges)
+		  . " FROM saved_maps WHERE engine = '$engine'");
+	is($map_bits, $blocks, "$engine a. os_map has one bit per block");
+	is($as_expected, 't',
+		"$engine a. os_map sets exactly the bits of the prefetched ranges");
+	is(sum0(@$before), $map_set * $pages_per_block,
+		"$engine a. fincore counts $pages_per_block pages per set bit: no block is half cached"
+	);
+	cmp_ok($before->[0], '>', 0, "$engine a. segment 0 has cached pages");
+	cmp_ok($before->[1], '>', 0, "$engine a. segment 1 has cached pages");
+
+	my $saved = "(SELECT map FROM saved_maps WHERE engine = '$engine')";
+
+	# ---- b. drop everything, restore ----
+
+	drop_all($engine);
+	my $row = restore($engine, $saved, '');
+	is($row->{relation} . '|' . $row->{fork},
+		'map_probe|main', "$engine b. os_restore names the relation and fork");
+	is($row->{blocks_loaded}, $map_set,
+		"$engine b. blocks_loaded is the number of set bits");
+	is($row->{blocks_past_end}, 0, "$engine b. no block past the end");
+	is($row->{pages_pending}, 0, "$engine b. os_restore waited for its reads");
+	my $after = fincore_pages(@segment_files);
+	is_deeply($after, $before,
+		"$engine b. fincore per segment equals the snapshot's (@$after)");
+	is($row->{cached_pages_after}, sum0(@$after),
+		"$engine b. cached_pages_after is what fincore counts");
+	is(sql($engine, "SELECT cachectl.os_map('map_probe') = $saved"),
+		't', "$engine b. os_map equals the saved map");
+
+	# ---- c. another state, restore with drop_others ----
+
+	drop_all($engine);
+	prefetch_ranges($engine, \@other_ranges);
+	$row = restore($engine, $saved, ', drop_others => true');
+	$after = fincore_pages(@segment_files);
+	is_deeply($after, $before,
+		"$engine c. drop_others: fincore per segment equals the snapshot's (@$after)"
+	);
+	is(sql($engine, "SELECT cachectl.os_map('map_probe') = $saved"),
+		't', "$engine c. drop_others: os_map equals the saved map");
+
+	# ---- d. a map longer than the fork ----
+
+	prefetch_ranges($engine, \@other_ranges);
+	$row = restore($engine, "$saved || B'11111'", ', drop_others => true');
+	is($row->{blocks_past_end}, 5,
+		"$engine d. a map 5 blocks too long: blocks_past_end = 5");
+	is($row->{blocks_loaded}, $map_set,
+		"$engine d. and every block that exists is loaded");
+	$after = fincore_pages(@segment_files);
+	is_deeply($after, $before,
+		"$engine d. fincore per segment equals the snapshot's (@$after)");
+}
+
+# ---- e. a drawing ----
+
+my $drawing = $node->safe_psql('postgres',
+	q{SELECT cachectl.os_draw(map, 64) FROM saved_maps LIMIT 1});
+note("os_draw:\n$drawing");
+like($drawing, qr/\S/, 'e. os_draw draws something for a partial map');
+isnt(
+	$node->safe_psql('postgres', q{SELECT cachectl.os_draw(repeat('1', 6400)::varbit, 64)}),
+	$node->safe_psql('postgres', q{SELECT cachectl.os_draw(repeat('0', 6400)::varbit, 64)}),
+	'e. all cached and nothing cached draw differently');
+
+$node->stop;
+
+done_testing();

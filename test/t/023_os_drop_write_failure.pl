@@ -1,0 +1,521 @@
+# 023_os_drop_write_failure.pl
+#
+# cachectl.os_drop() writes a relation's dirty OS pages back before it drops
+# them.  When that write-back fails, the failure must end the way PostgreSQL
+# ends a failed fsync of its own files: raised at data_sync_elevel, a PANIC
+# with the default data_sync_retry = off, then crash recovery from WAL.  It
+# must never end with the pages dropped anyway: after a failed write-back
+# Linux marks them clean, so a DONTNEED would throw away the only current
+# copy and the next read would return what the disk held before.
+#
+# The failing device (DESIGN.md, "Linux facts"): a 512 MB sparse file on a
+# 64 MB tmpfs, attached to a loop device, formatted ext4 without a journal
+# and mounted; a tablespace lives there, WAL stays in the data directory.
+# ext4 believes it has hundreds of MB free, so writes into the page cache
+# succeed; once the tmpfs is full, writing back a block the file never held
+# fails (ENOSPC from the loop device), while blocks written before the tmpfs
+# filled are overwritten in place and succeed.
+#
+# The table is filled and checkpointed first (its blocks are then held by
+# the tmpfs), then the tmpfs is filled, then rows are updated and inserted:
+# the new row versions go to new blocks (fillfactor 100), dirty in the page
+# cache (cachectl.evict writes the buffers, without fsync), on blocks whose
+# write-back must fail.  Then:
+# - os_drop's session is ended by a PANIC, and its statement is the one the
+#   log names; the server reinitializes and tries crash recovery;
+# - no session reads the table's old contents at any time: a reader that
+#   gets through sees the updated values;
+# - once the space is given back (the filler deleted) the server completes
+#   recovery, every committed row reads back with its last value, and the
+#   same os_drop now succeeds and the rows read back from disk.
+#
+# Mounting needs root; the server and the checks run as postgres.  So this
+# test starts as root (test/tap_exec.sh lets it), sets the device up, runs
+# everything else in a child process that drops to the postgres user before
+# PostgreSQL::Test modules are even loaded, and when the child has ended,
+# whatever the outcome, unmounts and detaches everything it set up.  Without
+# root, without losetup, mkfs.ext4 or the loop driver, or where root may not
+# mount or attach a loop device (a container), it is skipped.
+#
+# tap: starts as root
+use strict;
+use warnings;
+
+use File::Temp ();
+use POSIX ();
+use Time::HiRes ();
+
+# (set at compile time: the root part runs in a BEGIN block)
+my ($tmpfs_mb, $image_mb);
+BEGIN
+{
+	$tmpfs_mb = 64;
+	$image_mb = 512;
+}
+
+# ---- the root part: set up, run the test as postgres, clean up ----
+
+# Each step of the set-up, recorded so that the clean-up undoes exactly what
+# was done, in reverse order.
+my %device;
+
+sub note_as_root
+{
+	my ($message) = @_;
+	print STDERR "# [root] $message\n";
+}
+
+sub run_as_root
+{
+	my @command = @_;
+	my $output = `@{[ join ' ', map { quotemeta } @command ]} 2>&1`;
+	my $status = $?;
+	chomp $output;
+	return ($status, $output);
+}
+
+sub set_up_failing_device
+{
+	foreach my $tool ('losetup', 'mkfs.ext4', 'mount', 'umount')
+	{
+		my ($status) = run_as_root('sh', '-c', "command -v $tool");
+		return "$tool is not available" if $status != 0;
+	}
+	return 'the loop device driver is not available'
+	  unless -e '/dev/loop-control';
+
+	my (undef, undef, $uid, $gid) = getpwnam('postgres')
+	  or return 'there is no postgres user';
+
+	$device{base} =
+	  File::Temp::tempdir('cachectl-faildev.XXXXXX', TMPDIR => 1);
+	chmod(0755, $device{base}) or die "chmod $device{base}: $!";
+	my $backing = "$device{base}/backing";
+	my $mount_point = "$device{base}/ext4";
+	mkdir $backing or die "mkdir $backing: $!";
+	mkdir $mount_point or die "mkdir $mount_point: $!";
+
+	my ($status, $output) = run_as_root('mount', '-t', 'tmpfs', '-o',
+		"size=${tmpfs_mb}m,mode=0755", 'cachectl-faildev', $backing);
+	# a root without the right to mount (a container) cannot run this test
+	return "mounting a tmpfs is not permitted here: $output" if $status != 0;
+	$device{tmpfs} = $backing;
+	# the test (as postgres) fills this tmpfs and empties it again
+	chown($uid, $gid, $backing) or die "chown $backing: $!";
+
+	# A sparse image larger than the tmpfs that holds it.
+	my $image = "$backing/ext4.img";
+	open(my $image_handle, '>', $image) or die "create $image: $!";
+	close($image_handle);
+	truncate($image, $image_mb * 1024 * 1024) or die "truncate $image: $!";
+
+	($status, $output) = run_as_root('losetup', '--find', '--show', $image);
+	my ($loop) = $output =~ m{^(/dev/loop[0-9]+)$}m;
+	return "no loop device can be attached here: $output"
+	  if $status != 0 || !defined $loop;
+	$device{loop} = $loop;
+
+	# No journal: a failed journal write would turn the file system
+	# read-only, and this test is about data write-back.  mkfs discards the
+	# device, which punches holes in the image: it stays sparse.
+	($status, $output) = run_as_root('mkfs.ext4', '-q', '-F', '-O',
+		'^has_journal', '-E', 'lazy_itable_init=1', $device{loop});
+	die "mkfs.ext4 failed: $output" if $status != 0;
+
+	($status, $output) =
+	  run_as_root('mount', '-o', 'errors=continue', $device{loop},
+		$mount_point);
+	die "mounting $device{loop} failed: $output" if $status != 0;
+	$device{mounted} = $mount_point;
+
+	my $tablespace_dir = "$mount_point/tablespace";
+	mkdir $tablespace_dir or die "mkdir $tablespace_dir: $!";
+	chown($uid, $gid, $tablespace_dir) or die "chown $tablespace_dir: $!";
+	chmod(0700, $tablespace_dir) or die "chmod $tablespace_dir: $!";
+
+	$ENV{CACHECTL_FAILDEV_TMPFS} = $backing;
+	$ENV{CACHECTL_FAILDEV_IMAGE} = $image;
+	$ENV{CACHECTL_FAILDEV_LOOP} = $device{loop};
+	$ENV{CACHECTL_FAILDEV_TABLESPACE} = $tablespace_dir;
+	# the child writes its data directory here, so that a server it left
+	# behind (the child killed outright) can be stopped before unmounting
+	$ENV{CACHECTL_FAILDEV_DATADIR_NOTE} = "$device{base}/data_directory";
+	note_as_root("failing device: $image ($image_mb MB, sparse) on a "
+		  . "$tmpfs_mb MB tmpfs, $device{loop}, ext4 at $mount_point");
+	return undef;
+}
+
+sub stop_leftover_server
+{
+	my $note = "$device{base}/data_directory";
+	return unless -f $note;
+	open(my $handle, '<', $note) or return;
+	my $data_dir = <$handle>;
+	close($handle);
+	chomp $data_dir;
+	open(my $pid_handle, '<', "$data_dir/postmaster.pid") or return;
+	my $pid = <$pid_handle>;
+	close($pid_handle);
+	chomp $pid;
+	return unless $pid =~ /^[0-9]+$/ && kill(0, $pid);
+	note_as_root("stopping the server left running, pid $pid");
+	kill('QUIT', $pid);
+	for (1 .. 50)
+	{
+		return unless kill(0, $pid);
+		Time::HiRes::sleep(0.1);
+	}
+	kill('KILL', $pid);
+	Time::HiRes::sleep(0.5);
+}
+
+sub tear_down_failing_device
+{
+	return unless defined $device{base};
+	stop_leftover_server();
+	if (defined $device{mounted})
+	{
+		my ($status, $output);
+		# the server's processes may still be exiting
+		for (1 .. 20)
+		{
+			($status, $output) = run_as_root('umount', $device{mounted});
+			last if $status == 0;
+			Time::HiRes::sleep(0.5);
+		}
+		if ($status != 0)
+		{
+			note_as_root("umount $device{mounted}: $output; detaching lazily");
+			run_as_root('umount', '-l', $device{mounted});
+		}
+		$device{mounted} = undef;
+	}
+	if (defined $device{loop})
+	{
+		# Detaching can race with whoever still has the device open (the
+		# file system being released, udev probing it): retry until the
+		# kernel says the device has no backing file any more.
+		(my $name = $device{loop}) =~ s{^/dev/}{};
+		my $output = '';
+		for (1 .. 40)
+		{
+			last unless -e "/sys/block/$name/loop/backing_file";
+			(undef, $output) = run_as_root('losetup', '-d', $device{loop});
+			Time::HiRes::sleep(0.25);
+		}
+		note_as_root("could not detach $device{loop}: $output")
+		  if -e "/sys/block/$name/loop/backing_file";
+		$device{loop} = undef;
+	}
+	if (defined $device{tmpfs})
+	{
+		my ($status, $output);
+		for (1 .. 20)
+		{
+			($status, $output) = run_as_root('umount', $device{tmpfs});
+			last if $status == 0;
+			Time::HiRes::sleep(0.25);
+		}
+		if ($status != 0)
+		{
+			note_as_root("umount $device{tmpfs}: $output; detaching lazily");
+			run_as_root('umount', '-l', $device{tmpfs});
+		}
+		$device{tmpfs} = undef;
+	}
+	unlink "$device{base}/data_directory";
+	rmdir "$device{base}/ext4";
+	rmdir "$device{base}/backing";
+	rmdir $device{base}
+	  or note_as_root("could not remove $device{base}: $!");
+	note_as_root('failing device removed');
+	$device{base} = undef;
+}
+
+sub become_postgres
+{
+	my (undef, undef, $uid, $gid, undef, undef, undef, $home) =
+	  getpwnam('postgres')
+	  or die 'there is no postgres user';
+	$) = "$gid $gid";
+	$( = $gid;
+	POSIX::setuid($uid) or die "setuid(postgres): $!";
+	die 'could not drop root privileges' if $< != $uid || $> != $uid;
+	$ENV{HOME} = $home;
+	$ENV{USER} = $ENV{LOGNAME} = 'postgres';
+}
+
+# Runs before PostgreSQL::Test::Utils is loaded (it creates and opens the
+# test's log files, which must belong to postgres).  Only the child returns.
+BEGIN
+{
+	# ($^C: only compiling, perl -c; set nothing up)
+	if ($> == 0 && !$^C)
+	{
+		my $setup_error = eval { set_up_failing_device() };
+		if ($@)
+		{
+			chomp(my $error = $@);
+			$setup_error = "setting up the failing device failed: $error";
+			$ENV{CACHECTL_FAILDEV_BROKEN} = 1;
+		}
+		$ENV{CACHECTL_FAILDEV_SKIP} = $setup_error if defined $setup_error;
+
+		my $child = fork();
+		if (!defined $child)
+		{
+			tear_down_failing_device();
+			die "fork: $!";
+		}
+		if ($child == 0)
+		{
+			become_postgres();
+		}
+		else
+		{
+			# prove or a user interrupting: let the child end, then clean up
+			foreach my $signal ('INT', 'TERM', 'HUP')
+			{
+				$SIG{$signal} = sub { kill($signal, $child) };
+			}
+			my $waited;
+			do { $waited = waitpid($child, 0) } while ($waited == -1 && $!{EINTR});
+			my $status = $?;
+			tear_down_failing_device();
+			POSIX::_exit(($status & 127) ? 1 : ($status >> 8));
+		}
+	}
+}
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+if (defined $ENV{CACHECTL_FAILDEV_SKIP})
+{
+	# a device that could not be made where the tools exist is a failure
+	die $ENV{CACHECTL_FAILDEV_SKIP} if $ENV{CACHECTL_FAILDEV_BROKEN};
+	plan skip_all => $ENV{CACHECTL_FAILDEV_SKIP};
+}
+plan skip_all => 'needs root to set up a loop device (run test/run_tap.sh as root)'
+  unless defined $ENV{CACHECTL_FAILDEV_TABLESPACE};
+
+my $tmpfs = $ENV{CACHECTL_FAILDEV_TMPFS};
+my $image = $ENV{CACHECTL_FAILDEV_IMAGE};
+my $tablespace_dir = $ENV{CACHECTL_FAILDEV_TABLESPACE};
+my $filler = "$tmpfs/filler";
+
+# ---- helpers ----
+
+# Bytes of the image file the tmpfs really holds.
+sub image_allocated_bytes
+{
+	my @stat = stat($image) or die "stat $image: $!";
+	return $stat[12] * 512;
+}
+
+# Writes zeros to the filler file until the tmpfs is full.
+sub fill_tmpfs
+{
+	open(my $handle, '>', $filler) or die "create $filler: $!";
+	my $chunk = "\0" x (1024 * 1024);
+	my $written = 0;
+	while (1)
+	{
+		my $count = syswrite($handle, $chunk);
+		if (!defined $count)
+		{
+			last if $!{ENOSPC};
+			die "writing $filler: $!";
+		}
+		$written += $count;
+	}
+	close($handle);
+	return $written;
+}
+
+# ---- the node: WAL in the data directory, the table on the device ----
+
+my $node = PostgreSQL::Test::Cluster->new('failing_device');
+$node->init;
+$node->append_conf(
+	'postgresql.conf', q{
+autovacuum = off
+checkpoint_timeout = '1h'
+max_wal_size = '4GB'
+# nothing but the calls below writes buffers or syncs files
+bgwriter_lru_maxpages = 0
+# Cluster.pm turns these off; this test is about PostgreSQL's defaults
+fsync = on
+restart_after_crash = on
+});
+$node->start;
+
+if (open(my $note, '>', $ENV{CACHECTL_FAILDEV_DATADIR_NOTE}))
+{
+	print $note $node->data_dir, "\n";
+	close($note);
+}
+
+my $rows = 20000;
+$node->safe_psql('postgres', qq{
+CREATE EXTENSION pg_cachectl;
+CREATE TABLESPACE failing LOCATION '$tablespace_dir';
+CREATE TABLE failing_probe (id int4, val text) WITH (fillfactor = 100) TABLESPACE failing;
+});
+# A separate transaction: with wal_level = minimal, rows inserted in the
+# transaction that created the table would not be in WAL.
+$node->safe_psql('postgres', qq{
+INSERT INTO failing_probe
+  SELECT g, 'written before the failure ' || g || ' ' || repeat('o', 80)
+    FROM generate_series(1, $rows) AS g;
+CHECKPOINT;
+});
+my $old_blocks = $node->safe_psql('postgres',
+	q{SELECT pg_relation_size('failing_probe') / current_setting('block_size')::int});
+note("failing_probe: $rows rows in $old_blocks blocks, checkpointed to the device");
+
+my $image_bytes = image_allocated_bytes();
+note("the tmpfs holds $image_bytes bytes of the image");
+cmp_ok($image_bytes, '<', $tmpfs_mb * 1024 * 1024 / 2,
+	'the image is sparse: the tmpfs holds less than half of its capacity');
+
+# ---- fill the tmpfs, then dirty new blocks in the page cache ----
+
+# rows, updated rows, inserted rows, old rows that should have been updated
+my $summary_sql = qq{
+SELECT count(*), count(*) FILTER (WHERE val LIKE 'updated before os_drop %'),
+       count(*) FILTER (WHERE val LIKE 'inserted before os_drop %'),
+       count(*) FILTER (WHERE id <= $rows AND id % 2 = 0 AND val NOT LIKE 'updated %')
+  FROM failing_probe
+};
+
+my $filled = fill_tmpfs();
+note("filler: $filled bytes");
+my (undef, undef, undef, $tmpfs_free) = split ' ',
+  (split /\n/, `df -k --output=source,size,used,avail '$tmpfs'`)[1];
+is($tmpfs_free, 0, 'the tmpfs is full');
+
+# The new versions of the even rows and the new rows go to new blocks.
+$node->safe_psql('postgres', qq{
+UPDATE failing_probe SET val = 'updated before os_drop ' || id
+ WHERE id % 2 = 0;
+INSERT INTO failing_probe
+  SELECT g, 'inserted before os_drop ' || g
+    FROM generate_series($rows + 1, $rows + 5000) AS g;
+});
+my $new_blocks = $node->safe_psql('postgres',
+	q{SELECT pg_relation_size('failing_probe') / current_setting('block_size')::int});
+cmp_ok($new_blocks, '>', $old_blocks,
+	"the updates and inserts extended the table ($old_blocks -> $new_blocks blocks)");
+
+my $expected = $node->safe_psql('postgres', $summary_sql);
+is($expected, join('|', $rows + 5000, $rows / 2, 5000, 0),
+	'every row has its last value before the drop');
+
+my $flushed = $node->safe_psql('postgres',
+	q{SELECT sum(buffers_flushed) FROM cachectl.evict('failing_probe')});
+cmp_ok($flushed, '>', 0,
+	"cachectl.evict wrote $flushed dirty buffers to the page cache, without fsync");
+
+my $engine = $node->safe_psql('postgres', 'SELECT cachectl.os_engine()');
+SKIP:
+{
+	skip 'dirty OS pages are only counted by cachestat', 1
+	  unless $engine eq 'cachestat';
+	my $dirty = $node->safe_psql('postgres',
+		q{SELECT sum(dirty_pages) FROM cachectl.os_residency('failing_probe', 'main')});
+	cmp_ok($dirty, '>', 0, "the main fork has $dirty dirty pages in the page cache");
+}
+
+# ---- os_drop: the write-back fails ----
+
+my $log_offset = -s $node->logfile;
+my ($ret, $stdout, $stderr) = $node->psql('postgres',
+	q{SELECT relation, fork, dirty_pages_before, cached_pages_after FROM cachectl.os_drop('failing_probe')},
+	on_error_stop => 1);
+note("os_drop: exit code $ret, stdout \"$stdout\", stderr \"$stderr\"");
+isnt($ret, 0, 'os_drop did not complete');
+is($stdout, '', 'os_drop returned no row');
+like($stderr,
+	qr/PANIC|server closed the connection unexpectedly|terminating connection/,
+	"os_drop's session ended with the server's crash");
+
+# (only when the call failed: a drop that reported success leaves nothing
+# to wait for, and the reads below show what it cost)
+$node->wait_for_log(qr/all server processes terminated; reinitializing/,
+	$log_offset)
+  if $ret != 0;
+my $log = slurp_file($node->logfile, $log_offset);
+like($log,
+	qr/PANIC:[^\n]*\n(?:[^\n]*\n){0,3}?[^\n]*STATEMENT:[^\n]*cachectl\.os_drop/,
+	'the failed write-back is a PANIC in the os_drop statement (data_sync_elevel)');
+my ($panic_line) = $log =~ /^(.*PANIC:.*)$/m;
+note("server log: $panic_line") if defined $panic_line;
+like($panic_line // '', qr/sync[^\n]*pg_tblspc\/[^\n]*: (No space left on device|Input\/output error)/,
+	'the PANIC names the sync, the file on the failing device and the error');
+like($log, qr/terminating any other active server processes/,
+	'the postmaster ends every other session');
+
+# While the space is missing the server keeps failing to write the pages
+# back; whoever gets a connection in between must see the new values.
+my ($reads_tried, $reads_through, $stale_reads) = (0, 0, 0);
+my $stale_query = qq{
+SELECT count(*) = $rows + 5000
+       AND count(*) FILTER (WHERE id <= $rows AND id % 2 = 0 AND val NOT LIKE 'updated %') = 0
+  FROM failing_probe
+};
+my $until = Time::HiRes::time() + 3;
+while (Time::HiRes::time() < $until)
+{
+	$reads_tried++;
+	my ($read_ret, $read_out) =
+	  $node->psql('postgres', $stale_query, on_error_stop => 1);
+	if ($read_ret == 0)
+	{
+		$reads_through++;
+		$stale_reads++ if $read_out ne 't';
+	}
+	Time::HiRes::sleep(0.2);
+}
+note("while the tmpfs was full: $reads_tried reads tried, $reads_through got through");
+is($stale_reads, 0, 'no read saw old or missing rows while the tmpfs was full');
+
+# ---- space given back: recovery completes ----
+
+unlink($filler) or die "unlink $filler: $!";
+note('filler deleted: the tmpfs has room again');
+
+my $recovered = $node->poll_query_until('postgres', 'SELECT true');
+if (!$recovered)
+{
+	# the postmaster may have given up; start it again
+	note('the server did not come back by itself: starting it');
+	$node->start(fail_ok => 1);
+	$recovered = $node->poll_query_until('postgres', 'SELECT true');
+}
+ok($recovered, 'the server completes crash recovery once the space is back');
+
+my $after = $node->safe_psql('postgres', $summary_sql);
+is($after, $expected, 'after recovery every committed row is there, with its last value');
+
+# ---- the same drop now succeeds, and the rows come back from the device ----
+
+my $drop = $node->safe_psql('postgres', q{
+SELECT sum(cached_pages_after), count(*) FROM cachectl.os_drop('failing_probe')});
+my ($cached_after, $fork_rows) = split /\|/, $drop;
+is($cached_after, 0, 'os_drop succeeds once the device can be written');
+my $path = $node->data_dir . '/'
+  . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('failing_probe')});
+my ($fincore) = run_command(
+	[ 'fincore', '--raw', '--noheadings', '--bytes', '--output', 'PAGES', $path ]);
+is($fincore, 0, 'fincore: no page of the table is cached any more');
+
+$node->safe_psql('postgres', q{SELECT * FROM cachectl.evict('failing_probe')});
+is( $node->safe_psql('postgres', $summary_sql),
+	$expected,
+	'read back from the device, every row has its last value');
+
+$node->stop;
+
+done_testing();
