@@ -113,3 +113,53 @@ echo_sql "SELECT cachectl.os_engine() AS engine, cached_pages FROM cachectl.os_r
           UNION ALL
           SELECT 'mincore', cached_pages FROM (SELECT set_config('cachectl.os_engine', 'mincore', false)) s,
                  cachectl.os_residency('orders', 'main') WHERE segment = 0;"
+
+say "Part 2 — both layers at once, on a 10-million-row table"
+echo_sql "CREATE TABLE events AS
+            SELECT g AS id, g % 1000 AS account, now() - g * interval '1 ms' AS at, md5(g::text) AS payload
+            FROM generate_series(1, 10000000) g;"
+sql "VACUUM ANALYZE events;"
+echo_sql "SELECT pg_size_pretty(pg_relation_size('events')) AS table_size, current_setting('shared_buffers') AS shared_buffers;"
+
+say "Where its blocks are: shared buffers, the OS page cache, both (cached twice), neither"
+echo_sql "SELECT fork, blocks, shared_blocks, os_blocks, both_blocks, neither_blocks,
+                 pg_size_pretty(both_bytes) AS cached_twice
+          FROM cachectl.status('events') WHERE fork = 'main';"
+
+say "Make it truly cold in one call: evicted from shared buffers, written back and dropped from the OS cache"
+echo_sql "SELECT * FROM cachectl.cold('events');"
+
+say "A count(*) cold, then warm"
+echo_sql "SELECT count(*), round(extract(epoch FROM clock_timestamp() - now())::numeric, 2) AS seconds_cold FROM events;"
+echo_sql "SELECT count(*), round(extract(epoch FROM clock_timestamp() - now())::numeric, 2) AS seconds_warm FROM events;"
+
+say "The sequential scan read through a small ring of shared buffers: the kernel kept the whole table, PostgreSQL almost none of it"
+echo_sql "SELECT fork, blocks, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
+echo_sql "SELECT cachectl.draw('events', 64);"
+
+say "prewarm into shared buffers (an OS prefetch runs ahead of the reads); the OS keeps a copy: cached twice"
+echo_sql "SET cachectl.prewarm_max_share = 0.9;
+          SELECT relation, fork, blocks_requested, shared_blocks_loaded, seconds FROM cachectl.prewarm('events', 'shared');"
+echo_sql "SELECT cachectl.draw('events', 64);"
+
+say "Evict from shared buffers: the OS copy stays"
+echo_sql "SELECT * FROM cachectl.evict('events');"
+echo_sql "SELECT cachectl.draw('events', 64);"
+
+say "Warm shared buffers without caching twice: drop_os_copy writes back and drops what was loaded from the OS cache"
+echo_sql "SELECT count(*) FROM cachectl.cold('events');"
+echo_sql "SET cachectl.prewarm_max_share = 0.9;
+          SELECT relation, fork, shared_blocks_loaded, seconds FROM cachectl.prewarm('events', 'shared', drop_os_copy => true);"
+echo_sql "SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
+echo_sql "SELECT cachectl.draw('events', 64);"
+
+say "Snapshot both layers (a cron job would do this in the evening), make everything cold, restore (before the morning peak)"
+echo_sql "SELECT * FROM cachectl.snapshot('morning', ARRAY['events'::regclass]);"
+echo_sql "SELECT count(*) FROM cachectl.cold('events');"
+echo_sql "CALL cachectl.restore('morning');"
+echo_sql "SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
+
+say "The whole database at a glance (a view: one pass over the pool, no relation locks)"
+echo_sql "SELECT relation, kind, pg_size_pretty(size_bytes) AS size, pg_size_pretty(shared_bytes) AS shared,
+                 pg_size_pretty(os_cached_bytes) AS os_cache, pg_size_pretty(double_cached_bytes) AS cached_twice
+          FROM cachectl.database_status ORDER BY size_bytes DESC LIMIT 5;"

@@ -277,6 +277,7 @@ CREATE FUNCTION cachectl.prewarm_runs(
     runs int8multirange,
     target text DEFAULT 'both',
     max_mb_per_sec float8 DEFAULT NULL,
+    drop_os_copy boolean DEFAULT false,
     OUT shared_blocks_loaded int8,
     OUT os_blocks_loaded int8)
 RETURNS record
@@ -307,8 +308,8 @@ COMMENT ON FUNCTION cachectl.shared_block_runs(regclass[]) IS
     'Internal to snapshot(): the runs of blocks of relations in shared buffers; superuser until granted, and needs SELECT on the tables.';
 COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
     'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8) IS
-    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
+    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
 COMMENT ON FUNCTION cachectl.system_identifier() IS
     'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys; superuser until granted.';
 
@@ -325,7 +326,7 @@ REVOKE ALL ON FUNCTION cachectl.cold_database() FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.system_identifier() FROM PUBLIC;
 
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
@@ -751,6 +752,11 @@ DECLARE
     v_task_fork pg_catalog.text[];
     v_task_layer pg_catalog.text[];
     v_task_runs pg_catalog.int8multirange[];
+    v_task_drop pg_catalog.bool[];
+    v_os_runs pg_catalog.int8multirange;
+    v_part_runs pg_catalog.int8multirange[];
+    v_part_drop pg_catalog.bool[];
+    v_part pg_catalog.int4;
     v_task pg_catalog.int4;
     v_loaded record;
 BEGIN
@@ -834,6 +840,7 @@ BEGIN
         v_task_fork := '{}';
         v_task_layer := '{}';
         v_task_runs := '{}';
+        v_task_drop := '{}';
         FOR v_row IN
             SELECT s.fork, s.layer, s.fork_blocks, s.blocks
               FROM cachectl.snapshot AS s
@@ -853,19 +860,36 @@ BEGIN
                 v_runs := v_row.blocks * int8multirange(int8range(0, v_now_blocks));
             END IF;
             CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
-            SELECT v_task_fork || array_agg(v_row.fork),
-                   v_task_layer || array_agg(v_row.layer),
-                   v_task_runs || array_agg(c.chunk ORDER BY c.part)
-              INTO v_task_fork, v_task_layer, v_task_runs
-              FROM (SELECT q.part, range_agg(q.piece) AS chunk
-                      FROM (SELECT p.piece,
-                                   (sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)) - 1)
-                                       / v_chunk_blocks AS part
-                              FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
-                                      FROM unnest(v_runs) AS r,
-                                           generate_series(lower(r), upper(r) - 1, v_chunk_blocks) AS b) AS p
-                           ) AS q
-                     GROUP BY q.part) AS c;
+            -- Reading into shared buffers brings each block into the OS cache
+            -- too: blocks the snapshot had in shared buffers only are loaded
+            -- with their OS copy dropped, so both layers come back as they were.
+            v_part_runs := ARRAY[v_runs];
+            v_part_drop := ARRAY[false];
+            IF target = 'both' AND v_row.layer = 'shared' AND NOT v_remapped THEN
+                v_os_runs := COALESCE((SELECT s.blocks FROM cachectl.snapshot AS s
+                                        WHERE s.label = v_label AND s.relation = v_relation[v_index]
+                                          AND s.fork = v_row.fork AND s.layer = 'os'),
+                                      '{}'::int8multirange);
+                v_part_runs := ARRAY[v_runs * v_os_runs, v_runs - v_os_runs];
+                v_part_drop := ARRAY[false, true];
+            END IF;
+            FOR v_part IN 1 .. array_length(v_part_runs, 1) LOOP
+                CONTINUE WHEN isempty(v_part_runs[v_part]);
+                SELECT v_task_fork || array_agg(v_row.fork),
+                       v_task_layer || array_agg(v_row.layer),
+                       v_task_runs || array_agg(c.chunk ORDER BY c.part),
+                       v_task_drop || array_agg(v_part_drop[v_part])
+                  INTO v_task_fork, v_task_layer, v_task_runs, v_task_drop
+                  FROM (SELECT q.part, range_agg(q.piece) AS chunk
+                          FROM (SELECT p.piece,
+                                       (sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)) - 1)
+                                           / v_chunk_blocks AS part
+                                  FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
+                                          FROM unnest(v_part_runs[v_part]) AS r,
+                                               generate_series(lower(r), upper(r) - 1, v_chunk_blocks) AS b) AS p
+                               ) AS q
+                         GROUP BY q.part) AS c;
+            END LOOP;
         END LOOP;
         COMMIT;
 
@@ -875,7 +899,7 @@ BEGIN
             BEGIN
                 SELECT * INTO v_loaded
                   FROM cachectl.prewarm_runs(v_target, v_task_fork[v_task], v_task_runs[v_task],
-                                             v_task_layer[v_task], max_mb_per_sec);
+                                             v_task_layer[v_task], max_mb_per_sec, v_task_drop[v_task]);
                 shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
                 os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
             EXCEPTION WHEN undefined_table THEN

@@ -89,6 +89,22 @@ SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_load
 SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
 SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
 
+-- ---- blocks in shared buffers only come back without an OS copy ----
+SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
+SELECT shared_blocks_loaded FROM cachectl.prewarm('snap_t', 'shared', first_block => 60, last_block => 69,
+                                                  drop_os_copy => true);
+SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 80, last_block => 84);
+SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('snap_t') WHERE fork = 'main';
+SELECT cachectl.os_map('snap_t') AS os_map_exact \gset
+SELECT relations FROM cachectl.snapshot('exact', ARRAY['snap_t'::regclass]);
+SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
+CALL cachectl.restore('exact') \gset exact_
+SELECT :exact_shared_blocks_loaded AS shared_loaded, :exact_os_blocks_loaded AS os_loaded;
+SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('snap_t') WHERE fork = 'main';
+SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
+FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+SELECT cachectl.os_map('snap_t') = :'os_map_exact'::varbit AS os_map_reproduced;
+
 -- ---- replacing a label ----
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT count(*) FROM snap_t WHERE ctid = '(50,1)';
@@ -170,7 +186,7 @@ GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                           cachectl.shared_block_runs(regclass[]),
                           cachectl.os_block_runs(regclass, text),
                           cachectl.database_status(),
-                          cachectl.prewarm_runs(regclass, text, int8multirange, text, float8)
+                          cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean)
       TO regress_snap_operator;
 GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
       TO regress_snap_operator;
@@ -226,7 +242,7 @@ REVOKE ALL ON cachectl.snapshot FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                        cachectl.shared_block_runs(regclass[]),
                        cachectl.os_block_runs(regclass, text),
-                       cachectl.prewarm_runs(regclass, text, int8multirange, text, float8)
+                       cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean)
        FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;
 REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)

@@ -364,11 +364,13 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 
 /*
  * cachectl.prewarm_runs(rel regclass, fork text, runs int8multirange,
- *                       target text DEFAULT 'both', max_mb_per_sec float8 DEFAULT NULL)
+ *                       target text DEFAULT 'both', max_mb_per_sec float8 DEFAULT NULL,
+ *                       drop_os_copy boolean DEFAULT false)
  *   RETURNS record (shared_blocks_loaded int8, os_blocks_loaded int8)
  *
  * Loads the block runs of a snapshot into the target layer(s); blocks past
- * the fork's end are left out.  Internal: what restore() calls.
+ * the fork's end are left out.  drop_os_copy as in prewarm(): for the runs
+ * a snapshot had in shared buffers only.  Internal: what restore() calls.
  */
 Datum
 pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
@@ -378,6 +380,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	MultirangeType *runs;
 	PrewarmTarget target;
 	double		rate;
+	bool		drop_os_copy;
 	TupleDesc	result_desc;
 	TypeCacheEntry *typcache;
 	int32		run_count;
@@ -397,6 +400,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	runs = PG_GETARG_MULTIRANGE_P(2);
 	target = target_argument(fcinfo, 3);
 	rate = rate_argument(fcinfo, 4);
+	drop_os_copy = !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "prewarm_runs must return a composite");
 
@@ -425,7 +429,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	run_count = clip_ranges(ranges, run_count, fork_blocks(rel, fork));
 	if (run_count > 1)
 		qsort(ranges, run_count, sizeof(cachectl_block_range), range_by_first);
-	prewarm_fork(rel, fork, ranges, run_count, target, rate, false, &progress, &result);
+	prewarm_fork(rel, fork, ranges, run_count, target, rate, drop_os_copy, &progress, &result);
 	progress.forks++;
 	relation_close(rel, NoLock);
 	action_progress_end(&progress);
