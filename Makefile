@@ -102,9 +102,25 @@ UNIT_TEST_BINARY = test/unit/unit_tests
 $(UNIT_TEST_BINARY): $(UNIT_TEST_SOURCES) $(wildcard test/unit/*.hpp) $(CORE_OBJS)
 	$(CXX) $(CXXFLAGS) $(CORE_INCLUDES) -o $@ $(UNIT_TEST_SOURCES) $(CORE_OBJS)
 
-.PHONY: unittest demo test
+.PHONY: unittest unittest-sanitized demo test
 unittest: $(UNIT_TEST_BINARY)
 	cd test/unit && ./unit_tests
+
+# The same tests with AddressSanitizer and UndefinedBehaviorSanitizer (any
+# finding fails the run); objects apart from the module's.
+SANITIZED_DIR = test/unit/sanitized
+SANITIZE_FLAGS = -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
+SANITIZED_CORE_OBJS = $(patsubst src/core/%.o,$(SANITIZED_DIR)/%.o,$(CORE_OBJS))
+
+$(SANITIZED_DIR)/%.o: src/core/%.cpp $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp)
+	@mkdir -p $(SANITIZED_DIR)
+	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
+
+$(SANITIZED_DIR)/unit_tests: $(UNIT_TEST_SOURCES) $(wildcard test/unit/*.hpp) $(SANITIZED_CORE_OBJS)
+	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -o $@ $(UNIT_TEST_SOURCES) $(SANITIZED_CORE_OBJS)
+
+unittest-sanitized: $(SANITIZED_DIR)/unit_tests
+	cd test/unit && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./sanitized/unit_tests
 
 demo:
 	bash scripts/demo.sh
@@ -112,7 +128,7 @@ demo:
 test:
 	bash test/run_all.sh
 
-EXTRA_CLEAN = $(UNIT_TEST_BINARY) results regression.diffs regression.out tmp_check test/tmp_check
+EXTRA_CLEAN = $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
 
 # PGXS tracks no header dependencies by default.
 $(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)
