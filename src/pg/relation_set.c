@@ -17,6 +17,7 @@
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
 #include "catalog/pg_inherits.h"
+#include "nodes/pg_list.h"
 #include "miscadmin.h"
 #include "storage/lmgr.h"
 #include "storage/lock.h"
@@ -160,6 +161,42 @@ add_indexes_of(MemberList *members, Oid table_relid)
 	table_close(pg_index_rel, AccessShareLock);
 }
 
+/*
+ * A partitioned table or index and everything below it, at any depth, read
+ * from pg_inherits without locks.  Not find_all_inheritors(): it asks
+ * has_subclass() about each child it meets, and that raises XX000 "cache
+ * lookup failed" for a child dropped since pg_inherits listed it (a
+ * partition detached and dropped concurrently).  Here such a child merely
+ * has no rows of its own; add_member() then finds it gone.  A partition
+ * whose detach is still pending is listed: it is a partition until the
+ * detach completes.  Duplicates do no harm (the set is made unique later).
+ */
+static List *
+partition_tree_of(Oid root)
+{
+	List	   *tree = list_make1_oid(root);
+	Relation	pg_inherits_rel = table_open(InheritsRelationId, AccessShareLock);
+
+	/* the list is walked while it grows: each entry's children go at its end */
+	for (int next = 0; next < list_length(tree); next++)
+	{
+		ScanKeyData key;
+		SysScanDesc scan;
+		HeapTuple	tuple;
+
+		CHECK_FOR_INTERRUPTS();
+		ScanKeyInit(&key, Anum_pg_inherits_inhparent, BTEqualStrategyNumber,
+					F_OIDEQ, ObjectIdGetDatum(list_nth_oid(tree, next)));
+		scan = systable_beginscan(pg_inherits_rel, InheritsParentIndexId, true,
+								  NULL, 1, &key);
+		while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+			tree = lappend_oid(tree, ((Form_pg_inherits) GETSTRUCT(tuple))->inhrelid);
+		systable_endscan(scan);
+	}
+	table_close(pg_inherits_rel, AccessShareLock);
+	return tree;
+}
+
 /* Adds a relation with storage and, with cascade, its TOAST and indexes. */
 static void
 add_member(MemberList *members, Oid relid, bool cascade)
@@ -225,7 +262,7 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 
 	if (RELKIND_HAS_PARTITIONS(relkind))
 	{
-		List	   *partitions = find_all_inheritors(relid, NoLock, NULL);
+		List	   *partitions = partition_tree_of(relid);
 		ListCell   *cell;
 
 		foreach(cell, partitions)

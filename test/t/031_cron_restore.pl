@@ -17,6 +17,14 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
+# pg_cron comes from a distribution package built for one server version
+# (postgresql-15-cron here); a server built from source has none to load.
+my $pkglibdir = $ENV{PG_CACHECTL_PKGLIBDIR}
+  // (run_command([ 'pg_config', '--pkglibdir' ]))[0];
+chomp $pkglibdir;
+plan skip_all => "pg_cron is not installed in $pkglibdir"
+  unless -f "$pkglibdir/pg_cron.so";
+
 my $node = PostgreSQL::Test::Cluster->new('cron');
 $node->init;
 $node->append_conf(
