@@ -40,6 +40,13 @@ UniqueFd open_read_only(const std::string &path);
 // Every new code path that opens a relation file goes through this.
 UniqueFd open_relation_file(const std::string &path);
 
+// The same, except that a file that does not exist (ENOENT: the usual end of
+// a fork, and most relations have no free space map, visibility map or init
+// fork) returns an invalid UniqueFd instead of throwing.  Scans over many
+// relations use it: a thrown and caught exception per missing fork costs more
+// than the open that found it missing.
+UniqueFd open_relation_file_if_present(const std::string &path);
+
 // The same checks on what stat(2) or fstat(2) said about path.
 void check_relation_file(const std::string &path, const struct stat &file_status);
 

@@ -71,7 +71,9 @@ void check_relation_file(const std::string &path, const struct stat &file_status
                          ", not to the server's user ID " + std::to_string(server_user));
 }
 
-UniqueFd open_relation_file(const std::string &path) {
+namespace {
+
+UniqueFd open_relation_file_checked(const std::string &path, bool missing_ok) {
     int fd;
     // O_NONBLOCK: opening a FIFO read-only waits for a writer, forever.
     // O_NOCTTY: a terminal in its place must not become ours.
@@ -80,6 +82,8 @@ UniqueFd open_relation_file(const std::string &path) {
     } while (fd < 0 && errno == EINTR);
     if (fd < 0) {
         const int open_errno = errno;
+        if (open_errno == ENOENT && missing_ok)
+            return UniqueFd();
         // A unix socket cannot be opened at all (ENXIO): say what is there.
         struct stat file_status {};
         if (open_errno == ENXIO && ::stat(path.c_str(), &file_status) == 0)
@@ -99,6 +103,16 @@ UniqueFd open_relation_file(const std::string &path) {
     if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
         throw SystemError(errno, "fcntl failed").on_file(path);
     return owned;
+}
+
+} // namespace
+
+UniqueFd open_relation_file(const std::string &path) {
+    return open_relation_file_checked(path, false);
+}
+
+UniqueFd open_relation_file_if_present(const std::string &path) {
+    return open_relation_file_checked(path, true);
 }
 
 FileMapping::FileMapping(int fd, std::size_t offset, std::size_t length) : length_(length) {

@@ -76,13 +76,9 @@ bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, s
 
     for (;;) {
         const std::string path = segment_path(base_path, position_.segment);
-        UniqueFd fd;
-        try {
-            fd = open_relation_file(path);
-        } catch (const SystemError &error) {
+        UniqueFd fd = open_relation_file_if_present(path);
+        if (!fd.valid()) {
             // A missing file ends the fork, as it ends it for md.c.
-            if (error.error_number() != ENOENT)
-                throw;
             position_ = ScanPosition{};
             return true;
         }

@@ -2,6 +2,7 @@
 // made of segment files in a known cache state, measured with each engine.
 #include "pg_cachectl/core_errors.hpp"
 #include "pg_cachectl/os_page_cache.hpp"
+#include "pg_cachectl/posix_handles.hpp"
 #include "pg_cachectl/residency_report.hpp"
 #include "temp_file.hpp"
 
@@ -214,6 +215,18 @@ TEST_CASE("a fork without its first file adds no row", "[residency_report]") {
     CHECK(report.scan_fork(1, dir.file("16386_fsm"), segment_bytes(), nullptr));
     CHECK(report.segments().size() == 1);
     CHECK(report.segments().count({1, 0}) == 0);
+}
+
+TEST_CASE("a missing relation file opens as an invalid descriptor, without an exception", "[residency_report]") {
+    TempDirectory dir;
+    TempFile present(dir, "16387");
+    present.append(page_size());
+
+    CHECK_FALSE(open_relation_file_if_present(dir.file("16387_vm")).valid());
+    CHECK(open_relation_file_if_present(present.path()).valid());
+    // open_relation_file still reports the missing file, and both refuse a directory.
+    CHECK_THROWS_AS(open_relation_file(dir.file("16387_vm")), SystemError);
+    CHECK_THROWS_AS(open_relation_file_if_present(dir.path()), UnsafeFile);
 }
 
 TEST_CASE("a cancelled scan resumes where it stopped and ends with the same counts", "[residency_report]") {
