@@ -13,11 +13,9 @@
 #      pg_prewarm('t', 'buffer') and versus cat of its segment files (each
 #      cold: cachectl.cold, or os_drop for cat);
 #   4. reloading the shared blocks of a half-warm table after a restart with
-#      a cold OS cache: cachectl.prewarm_runs() fed with the runs that
-#      cachectl.shared_block_runs() captured before the restart, versus
-#      pg_prewarm's autoprewarm (from its dump, autoprewarm_dump_now()).
-#      snapshot()/restore() are not on main yet; when they land, restore()
-#      should replace prewarm_runs here.
+#      a cold OS cache: CALL cachectl.restore() of a cachectl.snapshot()
+#      taken before the restart, versus pg_prewarm's autoprewarm (from its
+#      dump, autoprewarm_dump_now()).
 #
 # The parts run in the order 1, 3, 4, 2 (2 needs a database of its own and
 # is the slowest to build).  Times of SQL calls are taken inside the server
@@ -393,7 +391,8 @@ CREATE TABLE bench_warm AS
       FROM generate_series(0, $T_BLOCKS / $WARM_CHUNK_BLOCKS - 1) c
      WHERE random() < 0.5;
 SELECT * FROM cachectl.prewarm_runs('t', 'main', (SELECT runs FROM bench_warm), 'shared');
--- what a snapshot would record: the runs of t's blocks in shared buffers
+-- the snapshot restore() loads back, and the same runs kept for the checks
+SELECT * FROM cachectl.snapshot('bench', ARRAY['t'::regclass]);
 CREATE TABLE bench_snapshot AS
     SELECT range_agg(int8range(first_block, first_block + block_count)) AS runs,
            sum(block_count)::int8 AS blocks, count(*) AS run_count
@@ -448,23 +447,28 @@ check "$A_SHARED >= $SNAP_BLOCKS" "after autoprewarm t has $A_SHARED blocks in s
 say "   autoprewarm                      : prewarmed $APW_COUNTS blocks; ready -> logged $APW_LOAD_MS ms;"
 say "                                      postmaster start -> logged $APW_TOTAL_MS ms; t has $A_SHARED blocks in shared buffers"
 
-# ours: the same blocks through cachectl.prewarm_runs, right after the start
+# ours: CALL cachectl.restore('bench', target => 'shared'), right after the
+# start, timed from this shell around psql (its connection included)
 cold_restart off
-IFS='|' read -r RUNS_MS _ RUNS_CPU <<<"$(sql -c "SELECT ms, result, cpu_ticks FROM bench_once(\$q\$SELECT shared_blocks_loaded::text
-    FROM cachectl.prewarm_runs('t', 'main', (SELECT runs FROM bench_snapshot), 'shared')\$q\$)")"
-RUNS_CPU=$(calc "1000 * $RUNS_CPU / $CLK_TCK")
-END_MS=$(($(now_us) / 1000))
+STARTED_US=$(now_us)
+RESTORE_ROW=$(sql -c "CALL cachectl.restore('bench', target => 'shared')")
+END_US=$(now_us)
+RUNS_MS=$(calc "($END_US - $STARTED_US) / 1000")
+IFS='|' read -r _ _ _ RESTORE_SHARED _ RESTORE_SECONDS RESTORE_MATCHED <<<"$RESTORE_ROW"
+END_MS=$((END_US / 1000))
 READY_LINE=$(log_line 'database system is ready to accept connections')
 STARTING_LINE=$(log_line 'starting PostgreSQL')
 RUNS_START=$(log_ms "$STARTING_LINE")
 RUNS_TOTAL_MS=$((END_MS - RUNS_START))
 IFS='|' read -r R_SHARED _ _ <<<"$(sql -c "SELECT * FROM layers('t')")"
-check "$R_SHARED == $SNAP_BLOCKS" "after prewarm_runs t has $R_SHARED blocks in shared buffers, expected $SNAP_BLOCKS"
-say "   cachectl.prewarm_runs('shared')  : $(fmt "$RUNS_MS") ms in the call (backend CPU $(fmt "$RUNS_CPU" 0) ms); postmaster start -> call returned $RUNS_TOTAL_MS ms"
+check "$R_SHARED == $SNAP_BLOCKS" "after restore t has $R_SHARED blocks in shared buffers, expected $SNAP_BLOCKS"
+check "\"$RESTORE_MATCHED\" == \"block\"" "restore matched by $RESTORE_MATCHED, expected block"
+say "   CALL cachectl.restore('shared')   : $(fmt "$RUNS_MS") ms around psql (restore's own figure: $RESTORE_SECONDS s,"
+say "                                      $RESTORE_SHARED blocks loaded); postmaster start -> call returned $RUNS_TOTAL_MS ms"
 say "                                      (includes pg_ctl's polling and psql's connection); t has $R_SHARED blocks in shared buffers"
 RESTORE_RATIO=$(calc "$APW_LOAD_MS / $RUNS_MS")
 RESTORE_RATIO_TOTAL=$(calc "$APW_TOTAL_MS / $RUNS_TOTAL_MS")
-say "   ratio autoprewarm / prewarm_runs: load $(fmt "$RESTORE_RATIO" 2)x, from the start $(fmt "$RESTORE_RATIO_TOTAL" 2)x"
+say "   ratio autoprewarm / restore: load $(fmt "$RESTORE_RATIO" 2)x, from the start $(fmt "$RESTORE_RATIO_TOTAL" 2)x"
 
 # ---------------------------------------------------------------------------
 say ""
@@ -559,16 +563,15 @@ row "   prewarm('t', target => 'os'), cold, median" "$(fmt "$OSPW_MS")" "$(fmt "
 row "   cat of the segment files, cold, median" "$(fmt "$CAT_MS")" "$(fmt "$CORE_MS / $CAT_MS" 2)x" '(device reference)' ''
 row "   backend CPU: prewarm $(fmt "$OURS_CPU" 0) ms, pg_prewarm $(fmt "$CORE_CPU" 0) ms" '' '' '(median, user + system)' ''
 row "   dd iflag=direct bs=8M (no page cache)" "$(fmt "$DD_MS")" "$(fmt "$CORE_MS / $DD_MS" 2)x" '(raw device read)' ''
-row "4. prewarm_runs(runs of shared_block_runs), load" "$(fmt "$RUNS_MS")" "$(fmt "$RESTORE_RATIO" 2)x" ">= ${GOAL_RESTORE}x faster than autoprewarm" \
+row "4. CALL restore(target => 'shared'), load" "$(fmt "$RUNS_MS")" "$(fmt "$RESTORE_RATIO" 2)x" ">= ${GOAL_RESTORE}x faster than autoprewarm" \
     "$(verdict "$RESTORE_RATIO >= $GOAL_RESTORE")"
-row "   prewarm_runs backend CPU" "$(fmt "$RUNS_CPU" 0)" '' '(user + system)' ''
 row "   autoprewarm, ready -> 'prewarmed N of M' logged" "$APW_LOAD_MS" '1.00x' '(anchor)' ''
-row "   prewarm_runs, postmaster start -> call returned" "$RUNS_TOTAL_MS" "$(fmt "$RESTORE_RATIO_TOTAL" 2)x" '(info)' ''
+row "   restore, postmaster start -> call returned" "$RUNS_TOTAL_MS" "$(fmt "$RESTORE_RATIO_TOTAL" 2)x" '(info)' ''
 row "   autoprewarm, postmaster start -> logged" "$APW_TOTAL_MS" '1.00x' '(info)' ''
 say "$line"
 say "premises: Linux $(uname -r), $FS_TYPE on $DEV_NAME (read_ahead_kb=$READ_AHEAD_KB, max_sectors_kb=$MAX_SECTORS_KB),"
-say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks; part 4 runs snapshot()/restore()'s work"
-say "  through shared_block_runs() + prewarm_runs() (snapshot/restore are not on main yet)"
+say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks; part 4 times CALL cachectl.restore()"
+say "  around psql (its connection included)"
 say "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 if [ "$CHECK_FAILURES" -gt 0 ]; then

@@ -882,7 +882,9 @@ BEGIN
                   INTO v_task_fork, v_task_layer, v_task_runs, v_task_drop
                   FROM (SELECT q.part, range_agg(q.piece) AS chunk
                           FROM (SELECT p.piece,
-                                       (sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)) - 1)
+                                       -- sum() of int8 is numeric: back to int8, so that
+                                       -- the division is whole and pieces share a chunk
+                                       ((sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)))::int8 - 1)
                                            / v_chunk_blocks AS part
                                   FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
                                           FROM unnest(v_part_runs[v_part]) AS r,
