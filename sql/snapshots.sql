@@ -105,6 +105,21 @@ SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_af
 FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t') = :'os_map_exact'::varbit AS os_map_reproduced;
 
+-- ---- many runs load in one call per 32 MB chunk, not one per run ----
+SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
+SELECT shared_blocks_loaded FROM cachectl.prewarm_runs('snap_t', 'main',
+    (SELECT range_agg(int8range(b, b + 2)) FROM generate_series(0, 100, 4) b), 'shared');
+SELECT relations FROM cachectl.snapshot('many_runs', ARRAY['snap_t'::regclass]);
+SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
+SET track_functions = 'all';
+CALL cachectl.restore('many_runs', target => 'shared') \gset many_
+SELECT pg_stat_force_next_flush();
+SELECT :many_shared_blocks_loaded AS shared_loaded;
+SELECT calls AS prewarm_runs_calls FROM pg_stat_user_functions
+WHERE schemaname = 'cachectl' AND funcname = 'prewarm_runs';
+RESET track_functions;
+
 -- ---- replacing a label ----
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT count(*) FROM snap_t WHERE ctid = '(50,1)';
