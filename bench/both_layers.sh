@@ -46,6 +46,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 # shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
 . "$ROOT/scripts/cluster.sh"
+# shellcheck source-path=SCRIPTDIR source=bench_common.sh
+. "$HERE/bench_common.sh"
 
 if [ "${QUICK:-0}" = 1 ]; then
     REL_BLOCKS=${REL_BLOCKS:-65536}
@@ -68,29 +70,11 @@ GOAL_RESTORE=2          # restore at least this many times faster than autoprewa
 # database_status: this many tables within this many seconds
 declare -A GOAL_DBSTATUS_S=([10000]=1 [100000]=10)
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cachectl-both.XXXXXX")
-chmod 755 "$WORK"
+bench_start both_layers
 
-on_exit() {
-    local rc=$?
-    trap - EXIT INT TERM
-    cluster_stop
-    rm -rf "$WORK"
-    exit "$rc"
-}
-trap on_exit EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-say() { printf '%s\n' "$*"; }
-die() { printf 'both_layers.sh: %s\n' "$*" >&2; exit 1; }
-now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
-calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
 fmt() { calc "sprintf(\"%.${2:-1}f\", $1)"; }
 median() { tr -s ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 verdict() { if [ "$(calc "($1) ? 1 : 0")" = 1 ]; then echo PASS; else echo MISS; fi; }
-sql() { cluster_psql -d postgres -At -q "$@"; }
-
 CHECK_FAILURES=0
 check() {   # check CONDITION(awk) MESSAGE
     if [ "$(calc "($1) ? 1 : 0")" != 1 ]; then

@@ -41,6 +41,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 # shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
 . "$ROOT/scripts/cluster.sh"
+# shellcheck source-path=SCRIPTDIR source=bench_common.sh
+. "$HERE/bench_common.sh"
 
 REPS=${REPS:-5}
 MANY_REPS=${MANY_REPS:-3}
@@ -52,22 +54,8 @@ SHARED_BUFFERS=${SHARED_BUFFERS:-2GB}
 GOAL_MANY=30      # evict_relations at least this many times faster than N evict calls
 GOAL_CORE=1.5     # ours at most this many times core 18's time per buffer
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cachectl-evict.XXXXXX")
-chmod 755 "$WORK"
+bench_start evict
 
-on_exit() {
-    local rc=$?
-    trap - EXIT INT TERM
-    cluster_stop
-    rm -rf "$WORK"
-    exit "$rc"
-}
-trap on_exit EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-say() { printf '%s\n' "$*"; }
-die() { printf 'evict.sh: %s\n' "$*" >&2; exit 1; }
 
 CHECK_FAILURES=0
 check() {   # check CONDITION(awk) MESSAGE
@@ -77,12 +65,8 @@ check() {   # check CONDITION(awk) MESSAGE
     fi
 }
 
-now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
-calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
 # median "V1 V2 ..." — the median of space-separated numbers
 median() { tr -s ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-sql() { cluster_psql -d postgres -At -q "$@"; }
-
 # ---------------------------------------------------------------------------
 PG_VERSION_TEXT=$("$PG_CONFIG" --version)
 PG_MAJOR=$(sed -E 's/^PostgreSQL ([0-9]+).*/\1/' <<<"$PG_VERSION_TEXT")

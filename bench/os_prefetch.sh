@@ -44,6 +44,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 # shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
 . "$ROOT/scripts/cluster.sh"
+# shellcheck source-path=SCRIPTDIR source=bench_common.sh
+. "$HERE/bench_common.sh"
 
 REL_GB=${REL_GB:-2.2}
 REPS=${REPS:-3}
@@ -59,25 +61,7 @@ GOAL_RESTORE=5        # os_restore: at least this many times faster than pgfadvi
 GOAL_MAP_MS=100       # os_map of the 1 TiB relation: under this many ms
 GOAL_MAP_MB=20        # ... with at most this many MB of backend memory
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cachectl-prefetch.XXXXXX")
-chmod 755 "$WORK"
-
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    cluster_stop
-    rm -rf "$WORK"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-say() { printf '%s\n' "$*"; }
-die() { printf 'os_prefetch.sh: %s\n' "$*" >&2; exit 1; }
-now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
-calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
-sql() { cluster_psql -d postgres -At -q "$@"; }
+bench_start os_prefetch
 
 # median of the numbers given as arguments (-1 meaning "never" sorts last)
 median() {

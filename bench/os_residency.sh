@@ -30,6 +30,8 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(dirname "$HERE")
 # shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
 . "$ROOT/scripts/cluster.sh"
+# shellcheck source-path=SCRIPTDIR source=bench_common.sh
+. "$HERE/bench_common.sh"
 
 REL_GB=${REL_GB:-2.2}
 REPS=${REPS:-20}
@@ -38,30 +40,8 @@ BIG_SEGMENTS=${BIG_SEGMENTS:-1024}
 GOAL_RATIO=50     # cachestat at least this many times faster than pgfincore
 GOAL_BIG_MS=50    # one call on the 1 TiB relation under this many ms
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cachectl-bench.XXXXXX")
-chmod 755 "$WORK"
+bench_start os_residency
 
-cleanup() {
-    local rc=$?
-    trap - EXIT INT TERM
-    cluster_stop
-    rm -rf "$WORK"
-    exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-say() { printf '%s\n' "$*"; }
-die() { printf 'os_residency.sh: %s\n' "$*" >&2; exit 1; }
-
-# Microseconds since the epoch, without forking.
-now_us() { local t=$EPOCHREALTIME; echo "${t/./}"; }
-
-# Floating-point arithmetic through awk: calc EXPR
-calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
-
-sql() { cluster_psql -d postgres -At -q "$@"; }
 
 # time_sql ENGINE REPS WARMUP QUERY
 # Runs QUERY (a scalar bigint query) REPS times in one backend, after one

@@ -30,7 +30,7 @@ fi
 set +e
 (cd "$workdir" && "${run_prove[@]}" \
     PATH="$PG_BINDIR:$PATH" \
-    PERL5LIB="$PG_PGXS_DIR/../../src/test/perl" \
+    PERL5LIB="$workdir/test/perl:$PG_PGXS_DIR/../../src/test/perl" \
     PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
     TESTDIR="$workdir" \
     PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \

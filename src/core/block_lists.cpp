@@ -30,17 +30,8 @@ std::vector<BlockRange> runs_of_blocks(std::span<const std::uint32_t> blocks) {
 }
 
 std::string draw_two_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, int width) {
-    if (width < 1 || width > max_drawing_width)
-        throw InvalidArgument("the width must be between 1 and " + std::to_string(max_drawing_width));
-    const std::int64_t blocks = os_map.size();
-    if (blocks == 0)
-        return "||\nno blocks";
-    const std::int64_t per_character = (blocks + width - 1) / width;
-    std::string drawing = "|";
-    std::size_t next_shared = 0;
-    for (std::int64_t first = 0; first < blocks; first += per_character) {
-        const std::int64_t end = std::min(blocks, first + per_character);
-        std::array<std::int64_t, 4> cells{};
+    std::size_t next_shared = 0; // the runs come in order: walk the sorted blocks once
+    auto run_character = [&](std::int64_t first, std::int64_t end) {
         std::int64_t shared_in_run = 0;
         std::int64_t both_in_run = 0;
         while (next_shared < shared_blocks.size() && shared_blocks[next_shared] < end) {
@@ -51,6 +42,7 @@ std::string draw_two_layers(std::span<const std::uint32_t> shared_blocks, const 
             both_in_run += os_map.test(block) ? 1 : 0;
         }
         const std::int64_t os_in_run = os_map.count(first, end);
+        std::array<std::int64_t, 4> cells{};
         cells[static_cast<int>(LayerCell::both)] = both_in_run;
         cells[static_cast<int>(LayerCell::shared_only)] = shared_in_run - both_in_run;
         cells[static_cast<int>(LayerCell::os_only)] = os_in_run - both_in_run;
@@ -61,14 +53,11 @@ std::string draw_two_layers(std::span<const std::uint32_t> shared_blocks, const 
             if (cells[cell] >= cells[chosen])
                 chosen = cell;
         static constexpr std::array<char, 4> characters{' ', 'o', 's', '#'};
-        drawing += characters[chosen];
-    }
-    drawing += "|\n";
-    drawing += std::to_string(blocks) + (blocks == 1 ? " block, " : " blocks, ");
-    drawing += per_character == 1 ? std::string("1 block") : std::to_string(per_character) + " blocks";
-    drawing += " a character, drawn as most of them are: '#' in both, 's' shared buffers only, 'o' OS cache only, "
-               "' ' neither";
-    return drawing;
+        return characters[chosen];
+    };
+    return draw_strip(os_map.size(), width, run_character,
+                      ", drawn as most of them are: '#' in both, 's' shared buffers only, 'o' OS cache only, "
+                      "' ' neither");
 }
 
 } // namespace pg_cachectl

@@ -466,7 +466,6 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	int			fork;
 	Relation	rel;
 	char	   *path;
-	int64		size_bytes = -1;
 	int64		blocks;
 	uint8	   *bits;
 	size_t		run_count = 0;
@@ -488,9 +487,7 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	rel = relation_open(relid, NoLock);
 	path = CACHECTL_RELATION_FORK_PATH(rel, fork);
 	relation_close(rel, NoLock);
-	if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	blocks = size_bytes < 0 ? 0 : size_bytes / BLCKSZ;
+	blocks = Max(fork_blocks_from_files(path), 0);
 	bits = os_map_of(path, blocks);
 	if (cachectl_map_runs(bits, blocks, NULL, 0, &run_count, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);

@@ -12,6 +12,7 @@
 
 #include "buffer_scan_setup.h"
 #include "cachectl.h"
+#include "os_residency.h"
 #include "version_compat.h"
 
 static void
@@ -53,21 +54,14 @@ buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int o
 		rel = relation_open(relid, NoLock); /* locked by the set */
 		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
 		{
-			int64		size_bytes = -1;
-
-			/*
-			 * Sized from the files' stat(), not smgr: smgr reopens relation
-			 * files read-write, which a report must not need.
-			 */
+			fork_blocks[fork] = -1;
 			if (only_fork == InvalidForkNumber || fork == only_fork)
 			{
 				char	   *path = CACHECTL_RELATION_FORK_PATH(rel, fork);
 
-				if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-					cachectl_raise_core_error(&error);
+				fork_blocks[fork] = fork_blocks_from_files(path);
 				pfree(path);
 			}
-			fork_blocks[fork] = size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
 		}
 		key.tablespace = CACHECTL_REL_TABLESPACE(rel);
 		key.database = CACHECTL_REL_DATABASE(rel);

@@ -38,18 +38,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_restore);
 #define OS_PREFETCH_COLUMNS 7
 #define OS_RESTORE_COLUMNS 7
 
-/* The fork's size in blocks, from its files; -1 when it does not exist. */
-static int64
-fork_blocks(const char *base_path)
-{
-	cachectl_error error = {0};
-	int64		size_bytes = -1;
-
-	if (cachectl_fork_size(base_path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	return size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
-}
-
 /* The forks a call works on: the one named, or all. */
 static bool
 fork_wanted(int only_fork, int fork)
@@ -236,7 +224,7 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 				if (!fork_wanted(only_fork, fork))
 					continue;
 				path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-				blocks = fork_blocks(path);
+				blocks = fork_blocks_from_files(path);
 				if (blocks < 0 && !range_argument.given)
 					continue;	/* no such fork: no row, as os_residency */
 				range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel),
@@ -335,7 +323,7 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 
 	rel = relation_open(relid, NoLock); /* locked by the set */
 	path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-	if (drop_others && fork_blocks(path) >= 0)
+	if (drop_others && fork_blocks_from_files(path) >= 0)
 		os_drop_fork(path, RelationGetRelationName(rel), forkNames[fork], &progress);
 
 	options = os_prefetch_options(rate, wait);

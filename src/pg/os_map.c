@@ -19,6 +19,7 @@
 #include "cachectl.h"
 #include "call_arguments.h"
 #include "os_map.h"
+#include "os_residency.h"
 #include "relation_set.h"
 #include "version_compat.h"
 
@@ -72,8 +73,6 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 	int			fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	Relation	rel;
 	char	   *path;
-	cachectl_error error = {0};
-	int64		size_bytes = -1;
 	int64		blocks;
 	VarBit	   *result;
 	MemoryContext work_context;
@@ -83,9 +82,7 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 
 	rel = relation_open(relid, NoLock); /* locked by the set */
 	path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-	if (cachectl_fork_size(path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	blocks = size_bytes < 0 ? 0 : size_bytes / BLCKSZ;
+	blocks = Max(fork_blocks_from_files(path), 0);
 	if (blocks > VARBITMAXLEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),

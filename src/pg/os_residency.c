@@ -35,6 +35,17 @@ probe_os_engine(void)
 }
 
 int64
+fork_blocks_from_files(const char *base_path)
+{
+	cachectl_error error = {0};
+	int64		size_bytes = -1;
+
+	if (cachectl_fork_size(base_path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	return size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
+}
+
+int64
 os_page_size(void)
 {
 	int64		page_size = cachectl_os_page_size();

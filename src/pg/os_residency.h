@@ -7,6 +7,13 @@
 
 #include "pg_cachectl/bridge.h"
 
+/*
+ * A fork's size in blocks, from stat() of its segment files (never opened:
+ * smgr would open them read-write, which a report must not need); -1 when
+ * the fork does not exist.
+ */
+extern int64 fork_blocks_from_files(const char *base_path);
+
 /* The kernel's page size; an error if it cannot be read. */
 extern int64 os_page_size(void);
 

@@ -81,9 +81,9 @@ target_argument(FunctionCallInfo fcinfo, int argno)
 	pg_unreachable();
 }
 
-/* The fork's size in blocks, 0 when it has no file. */
+/* The fork's size in blocks as the buffer manager reads it, 0 when it has no file. */
 static int64
-fork_blocks(Relation rel, ForkNumber fork)
+smgr_fork_blocks(Relation rel, ForkNumber fork)
 {
 	SMgrRelation smgr = RelationGetSmgr(rel);
 
@@ -341,7 +341,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 			if (!OidIsValid(member_relid))
 				continue;
 			rel = relation_open(member_relid, NoLock);	/* locked by the set */
-			blocks = fork_blocks(rel, fork);
+			blocks = smgr_fork_blocks(rel, fork);
 			range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);
 
 			fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
@@ -426,7 +426,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 
 	action_progress_begin(&progress, "prewarm_runs");
 	rel = relation_open(relid, NoLock); /* locked by the set */
-	run_count = clip_ranges(ranges, run_count, fork_blocks(rel, fork));
+	run_count = clip_ranges(ranges, run_count, smgr_fork_blocks(rel, fork));
 	if (run_count > 1)
 		qsort(ranges, run_count, sizeof(cachectl_block_range), range_by_first);
 	prewarm_fork(rel, fork, ranges, run_count, target, rate, drop_os_copy, &progress, &result);

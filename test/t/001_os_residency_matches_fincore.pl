@@ -13,9 +13,9 @@
 use strict;
 use warnings;
 
-use IPC::Run;
 use List::Util qw(sum);
 use POSIX qw(ceil);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -26,18 +26,9 @@ my $last_segment_mib = 64;
 
 # ---- tools this test compares against ----
 
-my ($fincore_found) = run_command([ 'sh', '-c', 'command -v fincore' ]);
-plan skip_all => 'util-linux fincore is not installed'
-  unless $fincore_found;
+require_fincore_on_disk();
 
-# The node's data directory will live under tmp_check.
-my ($fs_type) =
-  run_command([ 'stat', '-f', '-c', '%T', $PostgreSQL::Test::Utils::tmp_check ]);
-plan skip_all =>
-  'the test directory is on tmpfs, where POSIX_FADV_DONTNEED drops nothing'
-  if $fs_type eq 'tmpfs';
-
-my ($os_page_size) = run_command([ 'getconf', 'PAGESIZE' ]);
+my $os_page_size = os_page_size();
 like($os_page_size, qr/^[1-9][0-9]*$/, "getconf PAGESIZE gives a page size");
 note("OS page size: $os_page_size bytes");
 
@@ -142,32 +133,6 @@ $rows_sql
 		mincore => $by_engine{ $order[1] },
 		fincore => $fincore,
 	};
-}
-
-# fincore's resident page count of each file, keyed by the file's path.
-sub fincore_pages
-{
-	my @files = @_;
-	my ($stdout, $stderr);
-	IPC::Run::run(
-		[
-			'fincore', '--raw', '--noheadings', '--bytes',
-			'--output', 'PAGES,FILE', @files
-		],
-		'>', \$stdout, '2>', \$stderr)
-	  or die "fincore failed: $stderr";
-	my %pages;
-	foreach my $line (split /\n/, $stdout)
-	{
-		my ($count, $file) = split / /, $line, 2;
-		$pages{$file} = $count;
-	}
-	foreach my $file (@files)
-	{
-		die "fincore reported nothing for \"$file\""
-		  unless defined $pages{$file};
-	}
-	return \%pages;
 }
 
 # Waits until readahead started by a read has finished: the counts stop

@@ -24,24 +24,17 @@
 use strict;
 use warnings;
 
-use IPC::Run;
 use List::Util qw(sum0);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 my $segment_bytes = 1024 * 1024 * 1024;    # RELSEG_SIZE * BLCKSZ by default
 
-my ($fincore_found) = run_command([ 'sh', '-c', 'command -v fincore' ]);
-plan skip_all => 'util-linux fincore is not installed'
-  unless $fincore_found;
-my ($fs_type) =
-  run_command([ 'stat', '-f', '-c', '%T', $PostgreSQL::Test::Utils::tmp_check ]);
-plan skip_all =>
-  'the test directory is on tmpfs, where POSIX_FADV_DONTNEED drops nothing'
-  if $fs_type eq 'tmpfs';
+require_fincore_on_disk();
 
-my ($os_page_size) = run_command([ 'getconf', 'PAGESIZE' ]);
+my $os_page_size = os_page_size();
 
 my $node = PostgreSQL::Test::Cluster->new('os_drop');
 $node->init;
@@ -108,32 +101,6 @@ sub relation_files
 		}
 	}
 	return @files;
-}
-
-# fincore's resident page count of each file, keyed by the file's path.
-sub fincore_pages
-{
-	my @files = @_;
-	my ($stdout, $stderr);
-	IPC::Run::run(
-		[
-			'fincore', '--raw', '--noheadings', '--bytes',
-			'--output', 'PAGES,FILE', @files
-		],
-		'>', \$stdout, '2>', \$stderr)
-	  or die "fincore failed: $stderr";
-	my %pages;
-	foreach my $line (split /\n/, $stdout)
-	{
-		my ($count, $file) = split / /, $line, 2;
-		$pages{$file} = $count;
-	}
-	foreach my $file (@files)
-	{
-		die "fincore reported nothing for \"$file\""
-		  unless defined $pages{$file};
-	}
-	return \%pages;
 }
 
 sub short_name

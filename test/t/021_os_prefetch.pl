@@ -25,8 +25,8 @@
 use strict;
 use warnings;
 
-use IPC::Run;
 use List::Util qw(sum0);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_page_list);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -35,16 +35,9 @@ use Time::HiRes qw(time usleep);
 my $segment_blocks = 131072;    # RELSEG_SIZE
 my $table_blocks = 140000;      # 1.15 GB: a full segment and 70 MB more
 
-my ($fincore_found) = run_command([ 'sh', '-c', 'command -v fincore' ]);
-plan skip_all => 'util-linux fincore is not installed'
-  unless $fincore_found;
-my ($fs_type) =
-  run_command([ 'stat', '-f', '-c', '%T', $PostgreSQL::Test::Utils::tmp_check ]);
-plan skip_all =>
-  'the test directory is on tmpfs, where the page cache cannot be dropped'
-  if $fs_type eq 'tmpfs';
+require_fincore_on_disk();
 
-my ($os_page_size) = run_command([ 'getconf', 'PAGESIZE' ]);
+my $os_page_size = os_page_size();
 my $pages_per_block = 8192 / $os_page_size;
 
 my $node = PostgreSQL::Test::Cluster->new('os_prefetch');
@@ -88,31 +81,12 @@ my @segment_pages =
 
 # ---- helpers ----
 
-sub fincore_pages
-{
-	my ($stdout, $stderr);
-	IPC::Run::run(
-		[
-			'fincore', '--raw', '--noheadings', '--bytes',
-			'--output', 'PAGES,FILE', @segment_files
-		],
-		'>', \$stdout, '2>', \$stderr)
-	  or die "fincore failed: $stderr";
-	my %pages;
-	foreach my $line (split /\n/, $stdout)
-	{
-		my ($count, $file) = split / /, $line, 2;
-		$pages{$file} = $count;
-	}
-	return [ map { $pages{$_} // die "fincore skipped $_" } @segment_files ];
-}
-
 sub make_cold
 {
 	my ($step) = @_;
 	$node->safe_psql('postgres',
 		q{SELECT count(*) FROM cachectl.os_drop('prefetch_probe')});
-	my $cached = fincore_pages();
+	my $cached = fincore_page_list(@segment_files);
 	is_deeply($cached, [ 0, 0 ],
 		"$step: cold, fincore finds no page of either segment");
 }
@@ -144,7 +118,7 @@ my ($sqlstate, $out, $err, $elapsed) = timed_psql(
 	q{SELECT relation, fork, blocks_requested, cached_pages_after, cached_bytes_after,
 	         pages_pending, seconds
 	    FROM cachectl.os_prefetch('prefetch_probe')});
-my $cached = fincore_pages();
+my $cached = fincore_page_list(@segment_files);
 is($sqlstate, '00000', 'a. os_prefetch succeeds');
 my ($relation, $fork, $requested, $cached_after, $cached_bytes_after,
 	$pending, $seconds)
@@ -180,7 +154,7 @@ my $last = $segment_blocks + 2999;
   $node->safe_psql('postgres',
 	"SELECT blocks_requested, pages_pending FROM cachectl.os_prefetch('prefetch_probe', 'main', $first, $last)"
   );
-$cached = fincore_pages();
+$cached = fincore_page_list(@segment_files);
 note("b. blocks $first..$last: fincore per segment @$cached");
 is($requested, $last - $first + 1, 'b. blocks_requested is the range length');
 is($pending, 0, 'b. pages_pending is 0');
@@ -208,7 +182,7 @@ my $deadline = time + 60;
 do
 {
 	usleep(100_000);
-	$cached = fincore_pages();
+	$cached = fincore_page_list(@segment_files);
 } while (sum0(@$cached) < 0.99 * sum0(@segment_pages) && time < $deadline);
 cmp_ok(sum0(@$cached), '>=', 0.99 * sum0(@segment_pages),
 	'c. the reads it started complete: at least 99% cached');
@@ -234,7 +208,7 @@ make_cold('e');
 	q{SELECT cachectl.os_page_size();
 	  SET statement_timeout = '1500ms';
 	  SELECT * FROM cachectl.os_prefetch('prefetch_probe', max_mb_per_sec => 5)});
-$cached = fincore_pages();
+$cached = fincore_page_list(@segment_files);
 note(sprintf('e. throttled prefetch under a 1500 ms timeout: %s after %.2f s, %s pages cached: %s',
 		$sqlstate, $elapsed, sum0(@$cached), $err));
 is($sqlstate, '57014', 'e. statement_timeout cancels it (57014)');

@@ -26,8 +26,8 @@
 use strict;
 use warnings;
 
-use IPC::Run;
 use List::Util qw(sum0);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_page_list);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -35,16 +35,9 @@ use Test::More;
 my $segment_bytes = 1024 * 1024 * 1024;
 my $segment_blocks = 131072;
 
-my ($fincore_found) = run_command([ 'sh', '-c', 'command -v fincore' ]);
-plan skip_all => 'util-linux fincore is not installed'
-  unless $fincore_found;
-my ($fs_type) =
-  run_command([ 'stat', '-f', '-c', '%T', $PostgreSQL::Test::Utils::tmp_check ]);
-plan skip_all =>
-  'the test directory is on tmpfs, where POSIX_FADV_DONTNEED drops nothing'
-  if $fs_type eq 'tmpfs';
+require_fincore_on_disk();
 
-my ($os_page_size) = run_command([ 'getconf', 'PAGESIZE' ]);
+my $os_page_size = os_page_size();
 
 my $node = PostgreSQL::Test::Cluster->new('map_restore');
 $node->init;
@@ -93,26 +86,6 @@ my @other_ranges = ([ 0, 99 ], [ 50000, 50999 ], [ 131200, 131400 ]);
 
 # ---- helpers ----
 
-sub fincore_pages
-{
-	my @files = @_;
-	my ($stdout, $stderr);
-	IPC::Run::run(
-		[
-			'fincore', '--raw', '--noheadings', '--bytes',
-			'--output', 'PAGES,FILE', @files
-		],
-		'>', \$stdout, '2>', \$stderr)
-	  or die "fincore failed: $stderr";
-	my %pages;
-	foreach my $line (split /\n/, $stdout)
-	{
-		my ($count, $file) = split / /, $line, 2;
-		$pages{$file} = $count;
-	}
-	return [ map { $pages{$_} // die "fincore skipped $_" } @files ];
-}
-
 # Runs SQL with the engine of the round set first.
 sub sql
 {
@@ -152,7 +125,7 @@ sub drop_all
 {
 	my ($engine) = @_;
 	sql($engine, q{SELECT count(*) FROM cachectl.os_drop('map_probe')});
-	my $left = fincore_pages(@segment_files);
+	my $left = fincore_page_list(@segment_files);
 	die "os_drop left pages cached: @$left" if sum0(@$left) != 0;
 }
 
@@ -180,7 +153,7 @@ foreach my $engine (@engines)
 	drop_all($engine);
 	my $pending = prefetch_ranges($engine, \@ranges);
 	is($pending, 0, "$engine a. os_prefetch of the ranges waited for its reads");
-	my $before = fincore_pages(@segment_files);
+	my $before = fincore_page_list(@segment_files);
 	note("$engine a. fincore per segment: @$before");
 
 	sql($engine,
@@ -211,7 +184,7 @@ foreach my $engine (@engines)
 		"$engine b. blocks_loaded is the number of set bits");
 	is($row->{blocks_past_end}, 0, "$engine b. no block past the end");
 	is($row->{pages_pending}, 0, "$engine b. os_restore waited for its reads");
-	my $after = fincore_pages(@segment_files);
+	my $after = fincore_page_list(@segment_files);
 	is_deeply($after, $before,
 		"$engine b. fincore per segment equals the snapshot's (@$after)");
 	is($row->{cached_pages_after}, sum0(@$after),
@@ -224,7 +197,7 @@ foreach my $engine (@engines)
 	drop_all($engine);
 	prefetch_ranges($engine, \@other_ranges);
 	$row = restore($engine, $saved, ', drop_others => true');
-	$after = fincore_pages(@segment_files);
+	$after = fincore_page_list(@segment_files);
 	is_deeply($after, $before,
 		"$engine c. drop_others: fincore per segment equals the snapshot's (@$after)"
 	);
@@ -239,7 +212,7 @@ foreach my $engine (@engines)
 		"$engine d. a map 5 blocks too long: blocks_past_end = 5");
 	is($row->{blocks_loaded}, $map_set,
 		"$engine d. and every block that exists is loaded");
-	$after = fincore_pages(@segment_files);
+	$after = fincore_page_list(@segment_files);
 	is_deeply($after, $before,
 		"$engine d. fincore per segment equals the snapshot's (@$after)");
 }
