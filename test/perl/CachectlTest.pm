@@ -1,6 +1,7 @@
-# CachectlTest.pm — what the OS page-cache scenario tests share: the check
-# that util-linux fincore can judge them here, the OS page size, and
-# fincore's resident page counts, to compare pg_cachectl's figures with.
+# CachectlTest.pm — what the scenario tests share: the check that util-linux
+# fincore can judge them here, the OS page size, fincore's resident page
+# counts (to compare pg_cachectl's figures with), and relations made huge
+# with sparse segment files.
 package CachectlTest;
 
 use strict;
@@ -11,7 +12,8 @@ use IPC::Run;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list);
+our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
+  extend_with_sparse_segments);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -69,6 +71,27 @@ sub fincore_page_list
 	my @files = @_;
 	my $pages = fincore_pages(@files);
 	return [ map { $pages->{$_} } @files ];
+}
+
+# Makes a table of the node's default database $segments GiB large without
+# using the disk: its first segment file and $segments - 1 more are extended
+# to 1 GiB as sparse files, which PostgreSQL reads as all-zero (new) pages.
+# The table's existing pages must be on disk first (a CHECKPOINT).
+sub extend_with_sparse_segments
+{
+	my ($node, $table, $segments) = @_;
+	my $segment_bytes = 1024 * 1024 * 1024;
+	my $path = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', qq{SELECT pg_relation_filepath('$table')});
+	foreach my $segment (0 .. $segments - 1)
+	{
+		my $file = $segment == 0 ? $path : "$path.$segment";
+		open(my $handle, '>>', $file) or die "could not open \"$file\": $!";
+		truncate($handle, $segment_bytes)
+		  or die "could not extend \"$file\": $!";
+		close($handle);
+	}
+	return;
 }
 
 1;
