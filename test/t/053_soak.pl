@@ -250,8 +250,10 @@ check_pg_checksums($node, 'soak');
 my $by_kind = join ', ', map { "$_ " . ($done{$_} // 0) } @kinds;
 note(sprintf('soak summary: %d pgbench transactions in %d s (scale %d, %d clients, '
 	  . '128 MB pool, checksums, fsync on); %d actions (%s); %d buffers evicted '
-	  . '(%d written first); %d OS pages dropped; %d blocks loaded; seed %d',
+	  . '(%d written first); %d OS pages dropped; %d blocks loaded; seed %d; '
+	  . 'load average %s',
 	$transactions, $seconds, $scale, $load_clients, $actions_done, $by_kind,
-	$evicted, $flushed, $dropped, $loaded, $seed));
+	$evicted, $flushed, $dropped, $loaded, $seed,
+	(split ' ', slurp_file('/proc/loadavg'))[1]));
 
 done_testing();
