@@ -97,7 +97,11 @@ figure_table() {
             print head; print rule
             for (s = 1; s <= ns; s++) {
                 line = "| " series[s] " |"
-                for (i = 1; i <= nx; i++) line = line " " (((series[s], xs[i]) in med) ? fmt(med[series[s], xs[i]]) : "–") " |"
+                for (i = 1; i <= nx; i++) {
+                    cell = "–"
+                    if ((series[s], xs[i]) in med) cell = (unit == "s" && med[series[s], xs[i]] < 0) ? "never" : fmt(med[series[s], xs[i]])
+                    line = line " " cell " |"
+                }
                 print line
             }
             if (ratios == 1) {
@@ -181,6 +185,8 @@ MODE=$(info mode)
         for png in residency evict bandwidth; do
             [ -f "$DIR/$png.png" ] && echo "![$png]($png.png)" && echo
         done
+        echo "A load that never reached 99% cached (pgfadvise_willneed: one WILLNEED per 1 GiB segment) has no bar."
+        echo
     else
         echo "Not drawn:$PLOTS_NOTE"
         echo

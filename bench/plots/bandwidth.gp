@@ -2,7 +2,7 @@
 # iflag=direct, raw WILLNEED): into the OS page cache (bench/os_prefetch.sh)
 # and into shared buffers (bench/both_layers.sh), as bars.  Called by
 # bench/report.sh with data_dir and out_dir set; files "label MB/s".
-set terminal pngcairo size 1300,520 font ",10"
+set terminal pngcairo size 1300,520 font ",10" noenhanced
 set output out_dir."/bandwidth.png"
 set style data boxes
 set style fill solid 0.6 border -1

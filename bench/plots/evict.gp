@@ -2,15 +2,14 @@
 # of the pool evicted, clean and dirty, and the bare pass over the pool; on
 # PostgreSQL 18 also core's pg_buffercache_evict_relation.  Called by
 # bench/report.sh with data_dir and out_dir set.
-set terminal pngcairo size 1200,480 font ",10"
+set terminal pngcairo size 1200,480 font ",10" noenhanced
 set output out_dir."/evict.png"
 set logscale x 2
 set logscale y
 set grid
-set key top left font ",9"
-set xlabel "shared_buffers (MB); half of it evicted"
+set key below font ",9" spacing 1.1
 set format y "%g"
-set multiplot layout 1,2 title "Evicting half of shared buffers (medians; lower is better)"
+set multiplot layout 1,2 title "Evicting half of shared buffers, versus shared_buffers in MB (medians; lower is better)"
 panel(name) = system("ls ".data_dir."/".name."--*.dat 2>/dev/null")
 set title "time of one call"
 set ylabel "ms"
