@@ -144,7 +144,7 @@ done
 T_SIZE=$(sql -c "SELECT pg_relation_size('t')")
 T_BLOCKS=$((T_SIZE / 8192))
 say "  created and written out in $(calc "($t1 - $t0) / 1000000") s: $T_SIZE bytes ($(calc "$T_SIZE / 1e9") GB), ${#T_FILES[@]} segment files"
-[ "$T_SIZE" -ge "$(calc "int($REL_GB * 1e9 * 0.99)")" ] || die "relation t is only $T_SIZE bytes"
+[ "$T_SIZE" -ge "$(num "$REL_GB * 1e9 * 0.99" 0)" ] || die "relation t is only $T_SIZE bytes"
 sync "${T_FILES[@]}"
 read -r _ TOTAL_PAGES <<<"$("$PROBE" count "${T_FILES[@]}")"
 
@@ -384,6 +384,7 @@ printf '  %-4s  os_restore >= %sx faster than pgfadvise_loader: %s\n' \
 printf '  %-4s  os_map of 1 TiB sparse < %s ms with <= %s MB: %.1f ms, %.1f MB\n' \
     "$(verdict "$OURS_MAP_MS < $GOAL_MAP_MS && $OURS_MAP_MB <= $GOAL_MAP_MB")" "$GOAL_MAP_MS" "$GOAL_MAP_MB" \
     "$OURS_MAP_MS" "$OURS_MAP_MB"
+# shellcheck disable=SC2086  # space-separated numbers
 DD_MED=$(median_of $DD_S)
 say "  (the device alone, dd iflag=direct over the same files: $(num "$DD_MED") s, $(num "$TOTAL_PAGES * $PAGE_SIZE / 1e6 / $DD_MED" 0) MB/s)"
 

@@ -219,6 +219,7 @@ measure_case() {
 }
 
 # The size the 50x goal is judged on: GOAL_SIZE_GB, or the nearest measured.
+# shellcheck disable=SC2086  # a space-separated list
 GOAL_AT=$(printf '%s\n' $SIZES_GB | awk -v g="$GOAL_SIZE_GB" '
     { d = ($1 > g) ? $1 - g : g - $1; if (NR == 1 || d < best) { best = d; at = $1 } } END { print at }')
 part=0
