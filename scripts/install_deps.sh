@@ -16,6 +16,10 @@ PACKAGES=(
     postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
     vmtouch                     # an anchor, for bench/
     gnuplot-nox                 # the plots of make bench
+    bison                       # these four build the other PostgreSQL versions
+    flex                        #   the tests run on (scripts/build_pg_from_source.sh)
+    zlib1g-dev
+    bzip2                       #   unpacks the source package's tarball
 )
 
 missing=()
