@@ -392,15 +392,15 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	Datum		values[PREWARM_RUNS_COLUMNS];
 	bool		nulls[PREWARM_RUNS_COLUMNS] = {false, false};
 
-	for (int argno = 0; argno < 4; argno++)
-		if (PG_ARGISNULL(argno))
+	for (int argno = 0; argno < 6; argno++)
+		if (argno != 4 && PG_ARGISNULL(argno))
 			PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	runs = PG_GETARG_MULTIRANGE_P(2);
 	target = target_argument(fcinfo, 3);
 	rate = rate_argument(fcinfo, 4);
-	drop_os_copy = !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
+	drop_os_copy = PG_GETARG_BOOL(5);
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "prewarm_runs must return a composite");
 
@@ -418,6 +418,11 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 		int64		end;
 
 		range_deserialize(typcache->rngtype, run_list[i], &lower, &upper, &empty);
+		/* no block has a negative number; refusing them also keeps end - first from overflowing */
+		if (!empty && !lower.infinite && DatumGetInt64(lower.val) < 0)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("block runs must not hold negative block numbers"));
 		first = lower.infinite ? 0 : DatumGetInt64(lower.val) + (lower.inclusive ? 0 : 1);
 		end = upper.infinite ? PG_INT64_MAX : DatumGetInt64(upper.val) + (upper.inclusive ? 1 : 0);
 		ranges[i].first = first;
