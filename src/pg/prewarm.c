@@ -113,6 +113,25 @@ clip_ranges(cachectl_block_range *ranges, int count, int64 blocks)
 	return kept;
 }
 
+/*
+ * Sleep until read_bytes since started no longer runs ahead of rate MB/s.
+ * One sleep is at most a short slice (so a cancel is seen), hence the loop:
+ * a single slice let slow rates run at 16 blocks per slice.
+ */
+static void
+wait_for_rate(double rate, int64 read_bytes, TimestampTz started)
+{
+	for (;;)
+	{
+		int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
+														  (int64) (GetCurrentTimestamp() - started));
+
+		if (delay_us <= 0)
+			break;
+		sleep_between_steps(delay_us);
+	}
+}
+
 static int
 range_by_first(const void *a, const void *b)
 {
@@ -232,13 +251,7 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 				read_bytes += BLCKSZ;
 				progress->bytes += BLCKSZ;
 				if (rate > 0 && result->shared_loaded % 16 == 0)
-				{
-					int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
-																	  (int64) (GetCurrentTimestamp() - started));
-
-					if (delay_us > 0)
-						sleep_between_steps(delay_us);
-				}
+					wait_for_rate(rate, read_bytes, started);
 				if (action_progress_due(progress))
 					ereport(NOTICE,
 							(errmsg("prewarm: %s fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
