@@ -87,6 +87,15 @@ is($node->safe_psql('postgres', "SELECT count(*) FROM cachectl.database_status W
 	'0', 'database_status leaves another session\'s temporary table out');
 $holder->kill_kill;
 
+# ---- a slow rate holds when loading shared buffers: 40 blocks at 0.1 MB/s
+# take 2.5 s (one short sleep per 16 blocks, whatever the rate, took 0.25 s)
+for my $call ("SELECT * FROM cachectl.prewarm('big', 'shared', 'main', 0, 39, 0.1)",
+	"SELECT * FROM cachectl.prewarm_runs('big', 'main', '{[0,40)}', 'shared', 0.1)")
+{
+	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.evict('big')});
+	is(outcome("SET statement_timeout = '1s';\n$call"), '57014', "still loading after 1 s: $call");
+}
+
 # ---- DDL racing a long call: the call's lock makes it wait
 sub start_long_call {
 	my ($sql) = @_;
