@@ -249,6 +249,8 @@ SELECT count(*) FROM cachectl.os_restore('hi_t', repeat('1', 35)::varbit, max_mb
 SET statement_timeout = '1s';
 SELECT count(*) > 0 AS evicted FROM cachectl.evict('hi_t');
 SELECT count(*) FROM cachectl.prewarm('hi_t', 'shared', max_mb_per_sec => 0.1);
+SELECT count(*) > 0 AS evicted FROM cachectl.evict('hi_t');
+SELECT * FROM cachectl.prewarm_runs('hi_t', 'main', '{[0,35)}', 'shared', max_mb_per_sec => 0.1);
 RESET statement_timeout;
 
 -- Maps of the wrong length: what lies past the fork is counted, not loaded.
@@ -260,6 +262,7 @@ SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_t', repeat('1
 SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_empty', repeat('1', 1000)::varbit);
 
 -- The procedure: labels, targets, throttles, a transaction block.
+SELECT count(*) FROM cachectl.prewarm('hi_t', 'both');
 SELECT relations FROM cachectl.snapshot('hi_label', ARRAY['hi_t']::regclass[]);
 CALL cachectl.restore(NULL);
 CALL cachectl.restore('');
