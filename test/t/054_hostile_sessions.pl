@@ -1,4 +1,4 @@
-# 052_hostile_sessions.pl
+# 054_hostile_sessions.pl
 #
 # Hostile inputs pg_regress cannot make, because they need a second session:
 #
