@@ -3,6 +3,8 @@
 #   make demo       install dependencies, build, start a throwaway cluster, walk through
 #   make test       install dependencies, build, install, unit + regression + scenario tests
 #   make unittest   the core's Catch2 tests, no server needed
+#   make bench      install, run every benchmark, write bench/results/REPORT.md and plots
+#                   (QUICK=1: small sizes, one run each, under five minutes)
 
 EXTENSION = pg_cachectl
 MODULE_big = pg_cachectl
@@ -103,7 +105,7 @@ UNIT_TEST_BINARY = test/unit/unit_tests
 $(UNIT_TEST_BINARY): $(UNIT_TEST_SOURCES) $(wildcard test/unit/*.hpp) $(CORE_OBJS)
 	$(CXX) $(CXXFLAGS) $(CORE_INCLUDES) -o $@ $(UNIT_TEST_SOURCES) $(CORE_OBJS)
 
-.PHONY: unittest unittest-sanitized demo test
+.PHONY: unittest unittest-sanitized demo test bench
 unittest: $(UNIT_TEST_BINARY)
 	cd test/unit && ./unit_tests
 
@@ -128,6 +130,11 @@ demo:
 
 test:
 	bash test/run_all.sh
+
+bench:
+	bash scripts/install_deps.sh
+	$(MAKE) install
+	QUICK=$(QUICK) PG_CONFIG=$(PG_CONFIG) bash bench/run_all.sh
 
 EXTRA_CLEAN = $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
 

@@ -1,6 +1,7 @@
 # bench_common.sh — what every benchmark script shares, sourced after
 # scripts/cluster.sh: a work folder removed (and the cluster stopped) on any
-# exit, messages, and the time and arithmetic helpers the scripts time with.
+# exit, messages, the time and arithmetic helpers the scripts time with, and
+# the machine-readable result lines bench/report.sh collects.
 
 # bench_start NAME — the script's name for its errors; sets WORK, a fresh
 # folder the postgres user can read, and the exit traps that clean up.
@@ -32,3 +33,34 @@ calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
 
 # psql against the bench cluster's postgres database, unaligned, tuples only.
 sql() { cluster_psql -d postgres -At -q "$@"; }
+
+# Machine-readable results, one tab-separated line each, for bench/report.sh.
+# They go to the file $BENCH_TSV when it is set (bench/run_all.sh sets it),
+# otherwise to the script's standard output as it was when bench_start ran
+# (file descriptor 7), so a line emitted inside $(...) is not captured.
+#   sample BENCH FIGURE SERIES X VALUE UNIT  one measurement (reports take medians)
+#   goal   BENCH GOAL OURS ANCHOR RATIO VERDICT
+#   info   BENCH KEY VALUE                    a premise of the run
+bench_emit() {
+    local line
+    line=$(printf '%s\t' "$@")
+    line=${line%$'\t'}
+    if [ -n "${BENCH_TSV:-}" ]; then
+        printf '%s\n' "$line" >>"$BENCH_TSV"
+    else
+        printf '%s\n' "$line" >&7
+    fi
+}
+emit_sample() { bench_emit sample "$BENCH_NAME" "$@"; }
+emit_goal() { bench_emit goal "$BENCH_NAME" "$@"; }
+emit_info() { bench_emit info "$BENCH_NAME" "$@"; }
+exec 7>&1
+
+# num VALUE [DIGITS] — VALUE rounded to DIGITS decimals (default 3)
+num() { calc "sprintf(\"%.${2:-3}f\", $1)"; }
+
+# median V1 V2 ... — the median of the numbers given
+median_of() {
+    printf '%s\n' "$@" | sed '/^$/d' | sort -g |
+        awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}

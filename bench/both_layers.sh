@@ -129,6 +129,8 @@ say "  data directory : $FS_TYPE on $DEV_SOURCE (device $DEV_NAME: read_ahead_kb
 say "  PostgreSQL     : $(sql -c "SELECT version()" | cut -d, -f1)"
 say "  shared buffers : $SHARED_BUFFERS = $NBUFFERS buffers; cachectl.prewarm_max_share = 1; OS engine: $ENGINE"
 say "  load average   : $(cut -d' ' -f1-3 /proc/loadavg) at the start (the machine is shared: CPU-bound loads vary with it)"
+emit_info postgresql "$(sql -c "SHOW server_version")"
+emit_info shared_buffers "$SHARED_BUFFERS"
 say "  settings       : wal_level=minimal, autovacuum off, shared_preload_libraries=pg_prewarm,"
 say "                   huge_pages=$HUGE_PAGES with HugePages_Total=$HUGE_TOTAL (so the pool is mapped in 4 KB pages)"
 
@@ -292,6 +294,8 @@ IFS='|' read -r SHRES_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
 IFS='|' read -r OSMAP_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
     \$q\$SELECT length(cachectl.os_map('t'))::text\$q\$, $STATUS_REPS)")"
 STATUS_RATIO=$(calc "$JOIN_MS / $STATUS_MS")
+emit_sample status "cachectl.status" "$T_BLOCKS" "$STATUS_MS" ms
+emit_sample status "hand join pg_buffercache x pgfincore" "$T_BLOCKS" "$JOIN_MS" ms
 printf '   %-44s %10.3f ms/call (%d calls)\n' "cachectl.status('t') (every fork)" "$STATUS_MS" "$STATUS_REPS"
 printf '   %-44s %10.3f ms/call\n' "  of which: shared_residency('t') (pool pass)" "$SHRES_MS"
 printf '   %-44s %10.3f ms/call\n' "  of which: os_map('t') (main fork)" "$OSMAP_MS"
@@ -306,6 +310,11 @@ say "3. loading the cold table into shared buffers ($LOAD_REPS round(s), interle
 say "   each load starts cold: cachectl.cold('t') (evict, write back, DONTNEED) before prewarm and"
 say "   pg_prewarm; cachectl.os_drop('t') before cat; checked with status before and after"
 PW_OURS='' PW_CORE='' PW_CAT='' PW_OS='' CPU_OURS='' CPU_CORE=''
+# emit_load SERIES MS — a cold load of t: its time and its bandwidth
+emit_load() {
+    emit_sample load_shared "$1" "$T_BLOCKS" "$2" ms
+    emit_sample load_shared_bandwidth "$1" "$T_BLOCKS" "$(calc "$T_BLOCKS * 8192 / 1e3 / $2")" MB/s
+}
 cold_t() {
     local left
     left=$(sql -c "SELECT coalesce(sum(shared_left), 0) + coalesce(sum(os_left), 0) FROM cachectl.cold('t')")
@@ -322,6 +331,7 @@ for ((round = 1; round <= LOAD_REPS; round++)); do
     printf '   round %d %-40s %9.1f ms  %7.0f MB/s  (%s blocks loaded; backend CPU %.0f ms)\n' "$round" \
         "cachectl.prewarm(target => 'shared')" "$ms" "$(calc "$T_BLOCKS * 8192 / 1e3 / $ms")" "$res" "$(calc "1000 * $cpu / $CLK_TCK")"
     PW_OURS+=" $ms" CPU_OURS+=" $(calc "1000 * $cpu / $CLK_TCK")"
+    emit_load "cachectl.prewarm (shared)" "$ms"
 
     cold_t
     IFS='|' read -r ms res cpu <<<"$(sql -c "SELECT ms, result, cpu_ticks FROM bench_once(
@@ -331,6 +341,7 @@ for ((round = 1; round <= LOAD_REPS; round++)); do
     printf '   round %d %-40s %9.1f ms  %7.0f MB/s  (%s blocks loaded; backend CPU %.0f ms)\n' "$round" \
         "pg_prewarm('t', 'buffer')" "$ms" "$(calc "$T_BLOCKS * 8192 / 1e3 / $ms")" "$res" "$(calc "1000 * $cpu / $CLK_TCK")"
     PW_CORE+=" $ms" CPU_CORE+=" $(calc "1000 * $cpu / $CLK_TCK")"
+    emit_load "pg_prewarm buffer" "$ms"
 
     cold_t
     IFS='|' read -r ms res cpu <<<"$(sql -c "SELECT ms, result, cpu_ticks FROM bench_once(
@@ -338,6 +349,7 @@ for ((round = 1; round <= LOAD_REPS; round++)); do
     printf '   round %d %-40s %9.1f ms  %7.0f MB/s  (%s blocks, OS cache only; backend CPU %.0f ms)\n' "$round" \
         "cachectl.prewarm(target => 'os')" "$ms" "$(calc "$T_BLOCKS * 8192 / 1e3 / $ms")" "$res" "$(calc "1000 * $cpu / $CLK_TCK")"
     PW_OS+=" $ms"
+    emit_load "cachectl.prewarm (os)" "$ms"
 
     cold_t
     t0=$(now_us)
@@ -347,6 +359,7 @@ for ((round = 1; round <= LOAD_REPS; round++)); do
     printf '   round %d %-40s %9.1f ms  %7.0f MB/s\n' "$round" "cat of the ${#T_FILES[@]} segment files" \
         "$ms" "$(calc "$T_BLOCKS * 8192 / 1e3 / $ms")"
     PW_CAT+=" $ms"
+    emit_load "cat (one stream)" "$ms"
 done
 # The device's raw sequential bandwidth, without the page cache: O_DIRECT
 # reads of the same files in 8 MiB requests.
@@ -355,6 +368,7 @@ t0=$(now_us)
 for f in "${T_FILES[@]}"; do dd if="$f" of=/dev/null bs=8M iflag=direct status=none; done
 t1=$(now_us)
 DD_MS=$(calc "($t1 - $t0) / 1000")
+emit_load "dd iflag=direct (device)" "$DD_MS"
 printf '   %-48s %9.1f ms  %7.0f MB/s\n' "dd iflag=direct bs=8M (device, no page cache)" "$DD_MS" "$(calc "$T_BLOCKS * 8192 / 1e3 / $DD_MS")"
 OURS_MS=$(median "$PW_OURS") CORE_MS=$(median "$PW_CORE") CAT_MS=$(median "$PW_CAT") OSPW_MS=$(median "$PW_OS")
 PREWARM_RATIO=$(calc "$CORE_MS / $OURS_MS")
@@ -451,6 +465,8 @@ say "   CALL cachectl.restore('shared')   : $(fmt "$RUNS_MS") ms around psql (re
 say "                                      $RESTORE_SHARED blocks loaded); postmaster start -> call returned $RUNS_TOTAL_MS ms"
 say "                                      (includes pg_ctl's polling and psql's connection); t has $R_SHARED blocks in shared buffers"
 RESTORE_RATIO=$(calc "$APW_LOAD_MS / $RUNS_MS")
+emit_sample reload_after_restart "CALL cachectl.restore (shared)" "$SNAP_BLOCKS" "$RUNS_MS" ms
+emit_sample reload_after_restart "autoprewarm" "$SNAP_BLOCKS" "$APW_LOAD_MS" ms
 RESTORE_RATIO_TOTAL=$(calc "$APW_TOTAL_MS / $RUNS_TOTAL_MS")
 say "   ratio autoprewarm / restore: load $(fmt "$RESTORE_RATIO" 2)x, from the start $(fmt "$RESTORE_RATIO_TOTAL" 2)x"
 
@@ -506,6 +522,9 @@ SQL
     msql -o /dev/null -c "SELECT * FROM cachectl.database_status"
     t1=$(now_us)
     DB_WALL_MS[$n]=$(calc "($t1 - $t0) / 1000")
+    emit_sample database_status "SELECT * to psql" "$n" "${DB_WALL_MS[$n]}" ms
+    emit_sample database_status "every column summed in the server" "$n" "$ms" ms
+    emit_sample database_status_memory "backend peak growth" "$n" "$(calc "($hwm_kb - $rss_kb) / 1024")" MiB
     DB_MS[$n]=$ms DB_COUNT_MS[$n]=$count_ms DB_PEAK_KB[$n]=$((hwm_kb - rss_kb))
     read -r row_count size_b shared_b os_b double_b <<<"$rows"
     say "   $n tables (created in ${DB_CREATE_S[$n]} s; state: each just written, in shared buffers and the OS cache):"
@@ -557,6 +576,20 @@ say "premises: Linux $(uname -r), $FS_TYPE on $DEV_NAME (read_ahead_kb=$READ_AHE
 say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks; part 4 times CALL cachectl.restore()"
 say "  around psql (its connection included)"
 say "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
+
+# The goals, as machine-readable lines (ratio = anchor / ours).
+emit_goal "status >= ${GOAL_STATUS}x faster than the pg_buffercache x pgfincore join, $T_GIB GiB" \
+    "$(fmt "$STATUS_MS" 3) ms" "join $(fmt "$JOIN_MS" 3) ms" "$(fmt "$STATUS_RATIO" 1)" "$(verdict "$STATUS_RATIO >= $GOAL_STATUS")"
+for n in $SMALL_COUNTS; do
+    goal=${GOAL_DBSTATUS_S[$n]:-}
+    [ -n "$goal" ] || continue
+    emit_goal "database_status over $n tables < $goal s (all rows to psql)" "$(fmt "${DB_WALL_MS[$n]}" 0) ms" '-' '-' \
+        "$(verdict "${DB_WALL_MS[$n]} < 1000 * $goal")"
+done
+emit_goal "prewarm (shared) >= ${GOAL_PREWARM}x faster than pg_prewarm buffer, cold $T_GIB GiB" \
+    "$(fmt "$OURS_MS" 1) ms" "pg_prewarm $(fmt "$CORE_MS" 1) ms" "$(fmt "$PREWARM_RATIO" 2)" "$(verdict "$PREWARM_RATIO >= $GOAL_PREWARM")"
+emit_goal "restore (shared) >= ${GOAL_RESTORE}x faster than autoprewarm after a restart, $SNAP_BLOCKS blocks" \
+    "$(fmt "$RUNS_MS" 1) ms" "autoprewarm $APW_LOAD_MS ms" "$(fmt "$RESTORE_RATIO" 2)" "$(verdict "$RESTORE_RATIO >= $GOAL_RESTORE")"
 
 if [ "$CHECK_FAILURES" -gt 0 ]; then
     say "$CHECK_FAILURES check(s) FAILED (see CHECK FAILED above)"

@@ -28,7 +28,8 @@
 # benchmark, not a test: it exits 0 unless something broke (a failed check,
 # e.g. buffers left after an eviction, makes it exit 1 after the table).
 #
-# Settings (environment): REPS (rounds per case of part 1, default 5),
+# Settings (environment): QUICK=1 (a 256 MiB table, one round each),
+# REPS (rounds per case of part 1, default 5),
 # MANY_REPS (rounds per case of part 2, default 3), REL_BLOCKS (size of t,
 # default 131072 = 1 GiB), MANY_TABLES (default 1000), EMPTY_PASSES (calls
 # timed on an empty pool slice, default 100), SHARED_BUFFERS (default 2GB),
@@ -44,6 +45,12 @@ ROOT=$(dirname "$HERE")
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
+if [ "${QUICK:-0}" = 1 ]; then
+    REPS=${REPS:-1}
+    MANY_REPS=${MANY_REPS:-1}
+    REL_BLOCKS=${REL_BLOCKS:-32768}
+    EMPTY_PASSES=${EMPTY_PASSES:-20}
+fi
 REPS=${REPS:-5}
 MANY_REPS=${MANY_REPS:-3}
 REL_BLOCKS=${REL_BLOCKS:-131072}
@@ -199,6 +206,8 @@ say "  PostgreSQL     : $(sql -c "SELECT version()" | cut -d, -f1) ($PG_CONFIG)"
 say "  shared buffers : $SHARED_BUFFERS = $NBUFFERS buffers; every evict call scans all $NBUFFERS descriptors"
 say "  settings       : wal_level=minimal, full_page_writes=off, max_wal_size=8GB, autovacuum off"
 say "  timings        : clock_timestamp() around the call inside the server; medians of rounds"
+emit_info postgresql "$(sql -c "SHOW server_version")"
+emit_info shared_buffers "$SHARED_BUFFERS"
 
 # ---------------------------------------------------------------------------
 say ""
@@ -287,6 +296,9 @@ for case in clean dirty; do
             check "$ev == $bb && $sk == 0" "$tool/$case round $round: evicted $ev, skipped $sk of $bb"
             check "$ab == 0" "$tool/$case round $round: $ab buffers left after eviction"
             MS[$tool,$case]+=" $ms" PW[$tool,$case]+=" $pw" BUF[$tool,$case]=$ev
+            if [ "$tool" = ours ]; then series="cachectl.evict $case"; else series="pg_buffercache_evict_relation $case"; fi
+            emit_sample evict_table "$series" "$T_BLOCKS" "$ms" ms
+            emit_sample evict_table "pg_prewarm buffer (anchor: loading it)" "$T_BLOCKS" "$pw" ms
         done
     done
 done
@@ -309,6 +321,7 @@ t1=$(now_us)
 DD_MS=$(calc "($t1 - $t0) / 1000")
 sync "$WORK/write-anchor"
 rm -f "$WORK/write-anchor"
+emit_sample evict_table "dd 8 KB writes (anchor: flushing it)" "$T_BLOCKS" "$DD_MS" ms
 say "  OS alone: $T_BLOCKS x 8 KB write() over cached pages of a $T_SIZE file (dd): $(calc "$DD_MS") ms, $(calc "1000 * $DD_MS / $T_BLOCKS") us per block"
 
 # Profile: the fixed cost of one call, i.e. one pass over every descriptor
@@ -329,6 +342,7 @@ END $$;
 SELECT current_setting('bench.ms');
 SQL
 )
+emit_sample evict_table "bare pass (nothing resident)" "$T_BLOCKS" "$EMPTY_MS" ms
 say "  one cachectl.evict('t') call with nothing to evict (a bare pass over $NBUFFERS descriptors): $(calc "$EMPTY_MS") ms (mean of $EMPTY_PASSES)"
 
 # ---------------------------------------------------------------------------
@@ -411,6 +425,12 @@ for ((round = 1; round <= MANY_REPS; round++)); do
         check "$bb == $MANY_EXPECTED" "$mode round $round: $bb buffers before eviction, expected $MANY_EXPECTED"
         check "$ev == $bb && $sk == 0 && $ab == 0" "$mode round $round: evicted $ev, skipped $sk, $ab left of $bb"
         MMS[$mode]+=" $ms" MBUF[$mode]=$ev
+        case $mode in
+            list) series="cachectl.evict_relations (1 call)" ;;
+            each) series="cachectl.evict ($MANY_TABLES calls in the server)" ;;
+            core_each) series="pg_buffercache_evict_relation ($MANY_TABLES calls)" ;;
+        esac
+        emit_sample evict_many "$series" "$MANY_TABLES" "$ms" ms
     done
 done
 
@@ -426,6 +446,7 @@ PS_MS=$(calc "($t1 - $t0) / 1000")
 PS_AFTER=$(sql -c "SELECT buffers FROM bench_many_buffers()")
 printf '    once    %-48s                  | before: %5d buffers | %9.1f ms (wall clock) | after: %d\n' \
     "$MANY_TABLES x cachectl.evict() from a psql script" "$PS_BEFORE" "$PS_MS" "$PS_AFTER"
+emit_sample evict_many "cachectl.evict ($MANY_TABLES statements from psql)" "$MANY_TABLES" "$PS_MS" ms
 check "$PS_BEFORE == $MANY_EXPECTED && $PS_AFTER == 0" "psql script: $PS_BEFORE before, $PS_AFTER after"
 
 # Profile: the same calls with nothing to evict (the fixed costs).
@@ -465,11 +486,15 @@ for case in clean dirty; do
         ratio=$(calc "$ours_us / $core_us")
         row "$T_SIZE $case: cachectl.evict('t')" 1 "${BUF[ours,$case]}" "$(fmt "$ours_ms")" "$(fmt "$ours_us" 3)" \
             "$(fmt "$ratio" 2)x" "ours/core <= ${GOAL_CORE}x" "$(verdict "$ratio <= $GOAL_CORE")"
+        emit_goal "evict within ${GOAL_CORE}x of core 18 per buffer, $T_SIZE $case (ratio = ours / core)" \
+            "$(fmt "$ours_us" 3) us/buffer" "core $(fmt "$core_us" 3) us/buffer" "$(fmt "$ratio" 2)" "$(verdict "$ratio <= $GOAL_CORE")"
         row "$T_SIZE $case: pg_buffercache_evict_relation" 1 "${BUF[core,$case]}" "$(fmt "$core_ms")" "$(fmt "$core_us" 3)" \
             '1.00x' '(PostgreSQL 18 core)' ''
     else
         row "$T_SIZE $case: cachectl.evict('t')" 1 "${BUF[ours,$case]}" "$(fmt "$ours_ms")" "$(fmt "$ours_us" 3)" \
             '-' "ours/core <= ${GOAL_CORE}x" 'skipped (no PG 18)'
+        emit_goal "evict within ${GOAL_CORE}x of core 18 per buffer, $T_SIZE $case (ratio = ours / core)" \
+            "$(fmt "$ours_us" 3) us/buffer" "no core function on PostgreSQL $PG_MAJOR" '-' 'skipped'
     fi
 done
 pw_ms=$(median "${PW[ours,clean]} ${PW[ours,dirty]}")
@@ -483,6 +508,8 @@ many_ratio=$(calc "$each_ms / $list_ms")
 row "$MANY_TABLES tables: evict_relations, 1 call" 1 "${MBUF[list]}" "$(fmt "$list_ms")" \
     "$(fmt "$(per_buffer "$list_ms" "${MBUF[list]}")" 3)" "$(fmt "$many_ratio")x" ">= ${GOAL_MANY}x faster than loop" \
     "$(verdict "$many_ratio >= $GOAL_MANY")"
+emit_goal "evict_relations >= ${GOAL_MANY}x faster than $MANY_TABLES evict calls" \
+    "$(fmt "$list_ms") ms" "$(fmt "$each_ms") ms" "$(fmt "$many_ratio")" "$(verdict "$many_ratio >= $GOAL_MANY")"
 row "$MANY_TABLES tables: evict, $MANY_TABLES calls in server" "$MANY_TABLES" "${MBUF[each]}" "$(fmt "$each_ms")" \
     "$(fmt "$(per_buffer "$each_ms" "${MBUF[each]}")" 3)" '1.0x' '(reference)' ''
 row "$MANY_TABLES tables: evict, $MANY_TABLES calls from psql" "$MANY_TABLES" "$PS_BEFORE" "$(fmt "$PS_MS")" \

@@ -31,7 +31,8 @@
 # with PASS/MISS.  It is a benchmark, not a test: it exits 0 unless
 # something broke.
 #
-# Settings (environment): REL_GB (size of the relation in 10^9 bytes,
+# Settings (environment): QUICK=1 (0.5 GB, one run, 64 GiB sparse),
+# REL_GB (size of the relation in 10^9 bytes,
 # default 2.2), REPS (default 3), CHUNK_MIB (the floor's chunk, default 8),
 # STALL_S (a load that has not progressed for this long after its command
 # returned is over, default 2), TIMEOUT_S (default 60), BIG_SEGMENTS
@@ -47,6 +48,11 @@ ROOT=$(dirname "$HERE")
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
+if [ "${QUICK:-0}" = 1 ]; then
+    REL_GB=${REL_GB:-0.5}
+    REPS=${REPS:-1}
+    BIG_SEGMENTS=${BIG_SEGMENTS:-64}
+fi
 REL_GB=${REL_GB:-2.2}
 REPS=${REPS:-3}
 CHUNK_MIB=${CHUNK_MIB:-8}
@@ -109,6 +115,8 @@ say "  PostgreSQL       : $(sql -c "SHOW server_version"), shared_buffers = $(sq
 say "  OS page size     : $PAGE_SIZE bytes"
 say "  timing           : cache_probe starts each command and counts cached pages (mincore) every 5 ms;"
 say "                     SQL times include psql start and connection; medians of $REPS runs"
+emit_info postgresql "$(sql -c "SHOW server_version")"
+emit_info shared_buffers "$(sql -c "SHOW shared_buffers")"
 
 # ---------------------------------------------------------------------------
 BLOCKS=$(calc "int($REL_GB * 1000000000 / 8192 + 0.999999)")
@@ -136,7 +144,7 @@ done
 T_SIZE=$(sql -c "SELECT pg_relation_size('t')")
 T_BLOCKS=$((T_SIZE / 8192))
 say "  created and written out in $(calc "($t1 - $t0) / 1000000") s: $T_SIZE bytes ($(calc "$T_SIZE / 1e9") GB), ${#T_FILES[@]} segment files"
-[ "$T_SIZE" -ge 2000000000 ] || die "relation t is only $T_SIZE bytes"
+[ "$T_SIZE" -ge "$(num "$REL_GB * 1e9 * 0.99" 0)" ] || die "relation t is only $T_SIZE bytes"
 sync "${T_FILES[@]}"
 read -r _ TOTAL_PAGES <<<"$("$PROBE" count "${T_FILES[@]}")"
 
@@ -166,6 +174,9 @@ load() {
     [ "$status" = 0 ] || die "$name: the command failed (status $status): $out"
     R_NAME+=("$name") R_EXIT+=("$exit_s") R_EXIT_PAGES+=("$exit_pages") R_TARGET+=("$target_s")
     R_FINAL+=("$final_pages") R_OUT+=("$({ grep -v '^probe:' <<<"$out" || true; } | tr '\n' ' ')")
+    emit_sample "$FIGURE" "$name" "$X" "$target_s" s
+    [ "$target_s" = -1.000 ] ||
+        emit_sample "${FIGURE}_bandwidth" "$name" "$X" "$(calc "$target * $PAGE_SIZE / 1e6 / $target_s")" MB/s
     printf '  %-28s returned %7.3f s, %6.2f%% cached then; 99%% of target at %8s; %6.2f%% at the end  %s\n' \
         "$name" "$exit_s" "$(calc "100 * $exit_pages / $TOTAL_PAGES")" \
         "$([ "$target_s" = -1.000 ] && echo never || echo "$target_s s")" \
@@ -197,6 +208,8 @@ M_PREWARM="pg_prewarm prefetch"
 M_PGF='pgfadvise_willneed'
 M_CAT='cat (one stream)'
 M_FLOOR="raw WILLNEED ${CHUNK_MIB} MiB chunks"
+FIGURE=prefetch X=$(calc "$T_SIZE / 1e9")
+DD_S=''
 for ((rep = 1; rep <= REPS; rep++)); do
     say " round $rep"
     load "$M_OURS" "$TARGET" "${PSQL[@]}" -c "SELECT 'seconds=' || seconds || ' pending=' || pages_pending FROM cachectl.os_prefetch('t')"
@@ -204,6 +217,16 @@ for ((rep = 1; rep <= REPS; rep++)); do
     load "$M_PGF" "$TARGET" "${PSQL[@]}" -c "SELECT 'calls=' || count(*) FROM pgfadvise_willneed('t')"
     load "$M_CAT" "$TARGET" sh -c 'cat "$@" >/dev/null' cat "${T_FILES[@]}"
     load "$M_FLOOR" "$TARGET" "$PROBE" willneed $((CHUNK_MIB * 1024 * 1024)) "${T_FILES[@]}"
+    # the device alone, without the page cache: O_DIRECT reads in 8 MiB requests
+    make_cold
+    t0=$(now_us)
+    for f in "${T_FILES[@]}"; do dd if="$f" of=/dev/null bs=8M iflag=direct status=none; done
+    t1=$(now_us)
+    s_dd=$(calc "($t1 - $t0) / 1e6")
+    DD_S+=" $s_dd"
+    printf '  %-28s %7.3f s for all %d pages, %.0f MB/s\n' "dd iflag=direct bs=8M" "$s_dd" "$TOTAL_PAGES" \
+        "$(calc "$TOTAL_PAGES * $PAGE_SIZE / 1e6 / $s_dd")"
+    emit_sample prefetch_bandwidth "dd iflag=direct (device)" "$X" "$(calc "$TOTAL_PAGES * $PAGE_SIZE / 1e6 / $s_dd")" MB/s
 done
 
 # ---------------------------------------------------------------------------
@@ -229,6 +252,7 @@ say "  pgfincore's page maps: $PGF_BITS pages set; os_map equals the map: $SAME_
 R_TARGET_HALF=$(calc "int($HALF_PAGES * 0.99 + 0.999999)")
 M_RESTORE='cachectl.os_restore'
 M_LOADER='pgfadvise_loader'
+FIGURE=restore_half
 for ((rep = 1; rep <= REPS; rep++)); do
     say " round $rep"
     load "$M_RESTORE" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'seconds=' || seconds || ' loaded=' || blocks_loaded || ' pending=' || pages_pending FROM cachectl.os_restore('t', (SELECT map FROM bench_map))"
@@ -283,10 +307,16 @@ SQL
 }
 map_call "cachectl.os_map ($ENGINE)" "SELECT length(cachectl.os_map('big'))"
 OURS_MAP_MS=$MAP_MS OURS_MAP_MB=$MAP_MB
+emit_sample os_map_sparse "cachectl.os_map ($ENGINE)" "$BIG_SEGMENTS" "$MAP_MS" ms
+emit_sample os_map_sparse_memory "cachectl.os_map ($ENGINE)" "$BIG_SEGMENTS" "$MAP_MB" MB
 map_call "cachectl.os_map (mincore)" "SELECT length(m) FROM (SELECT set_config('cachectl.os_engine', 'mincore', true), cachectl.os_map('big') AS m) s"
 MINCORE_MAP_MS=$MAP_MS MINCORE_MAP_MB=$MAP_MB
+emit_sample os_map_sparse "cachectl.os_map (mincore)" "$BIG_SEGMENTS" "$MAP_MS" ms
+emit_sample os_map_sparse_memory "cachectl.os_map (mincore)" "$BIG_SEGMENTS" "$MAP_MB" MB
 map_call "pgfincore(.., getdatabit => true)" "SELECT sum(length(databit)) FROM pgfincore('big', 'main', true)"
 PGF_MAP_MS=$MAP_MS PGF_MAP_MB=$MAP_MB
+emit_sample os_map_sparse "pgfincore databit" "$BIG_SEGMENTS" "$MAP_MS" ms
+emit_sample os_map_sparse_memory "pgfincore databit" "$BIG_SEGMENTS" "$MAP_MB" MB
 sql -c "DROP TABLE big" -c "CHECKPOINT"
 
 # ---------------------------------------------------------------------------
@@ -327,7 +357,7 @@ for name in "$M_RESTORE" "$M_LOADER"; do
 done
 say "  (of $HALF_PAGES pages in the map)"
 say "$line"
-printf '%-40s %10s %12s\n' '1 TiB sparse block map' ms 'MB peak'
+printf '%-40s %10s %12s\n' "$BIG_SEGMENTS GiB sparse block map" ms 'MB peak'
 printf '%-40s %10.1f %12.1f\n' "cachectl.os_map ($ENGINE)" "$OURS_MAP_MS" "$OURS_MAP_MB"
 printf '%-40s %10.1f %12.1f\n' "cachectl.os_map (mincore)" "$MINCORE_MAP_MS" "$MINCORE_MAP_MB"
 printf '%-40s %10.1f %12.1f\n' "pgfincore(.., getdatabit => true)" "$PGF_MAP_MS" "$PGF_MAP_MB"
@@ -354,3 +384,31 @@ printf '  %-4s  os_restore >= %sx faster than pgfadvise_loader: %s\n' \
 printf '  %-4s  os_map of 1 TiB sparse < %s ms with <= %s MB: %.1f ms, %.1f MB\n' \
     "$(verdict "$OURS_MAP_MS < $GOAL_MAP_MS && $OURS_MAP_MB <= $GOAL_MAP_MB")" "$GOAL_MAP_MS" "$GOAL_MAP_MB" \
     "$OURS_MAP_MS" "$OURS_MAP_MB"
+# shellcheck disable=SC2086  # space-separated numbers
+DD_MED=$(median_of $DD_S)
+say "  (the device alone, dd iflag=direct over the same files: $(num "$DD_MED") s, $(num "$TOTAL_PAGES * $PAGE_SIZE / 1e6 / $DD_MED" 0) MB/s)"
+
+# The same goals, as machine-readable lines (ratios as in the lines above).
+emit_goal "os_prefetch >= $(calc "$GOAL_SHARE * 100")% cached when it returns (worst run)" \
+    "$(num "100 * $OURS_EXIT_MIN / $TOTAL_PAGES" 2)%" '-' '-' "$(verdict "$OURS_EXIT_MIN >= $GOAL_SHARE * $TOTAL_PAGES")"
+if [ "$ours_ok" = 1 ]; then
+    emit_goal "os_prefetch >= ${GOAL_VS_CAT}x the bandwidth of cat (ratio = cat's time / ours, to 99%)" \
+        "$(num "$OURS_S") s" "cat $(num "$CAT_S") s" "$(num "$CAT_S / $OURS_S" 2)" \
+        "$(verdict "$CAT_S > 0 && $CAT_S / $OURS_S >= $GOAL_VS_CAT")"
+    emit_goal "os_prefetch within ${GOAL_VS_FLOOR}x of raw WILLNEED in $CHUNK_MIB MiB chunks (ratio = ours / floor)" \
+        "$(num "$OURS_S") s" "floor $(num "$FLOOR_S") s" "$(num "$OURS_S / $FLOOR_S" 2)" \
+        "$(verdict "$FLOOR_S > 0 && $OURS_S / $FLOOR_S <= $GOAL_VS_FLOOR")"
+else
+    emit_goal "os_prefetch >= ${GOAL_VS_CAT}x the bandwidth of cat" 'never reached 99%' "cat $(num "$CAT_S") s" '-' MISS
+    emit_goal "os_prefetch within ${GOAL_VS_FLOOR}x of raw WILLNEED" 'never reached 99%' "floor $(num "$FLOOR_S") s" '-' MISS
+fi
+if [ "$restore_ok" = 1 ]; then
+    emit_goal "os_restore >= ${GOAL_RESTORE}x faster than pgfadvise_loader (half the relation, to 99%)" \
+        "$(num "$RESTORE_S") s" "$([ "$LOADER_S" = -1 ] && echo "loader >$TIMEOUT_S s" || echo "loader $(num "$LOADER_S") s")" \
+        "$(num "$loader_s / $RESTORE_S" 2)" "$(verdict "$loader_s / $RESTORE_S >= $GOAL_RESTORE")"
+else
+    emit_goal "os_restore >= ${GOAL_RESTORE}x faster than pgfadvise_loader" 'never reached 99%' "loader $LOADER_S s" '-' MISS
+fi
+emit_goal "os_map of a $BIG_SEGMENTS GiB sparse relation < $GOAL_MAP_MS ms with <= $GOAL_MAP_MB MB (goal set for 1 TiB)" \
+    "$(num "$OURS_MAP_MS" 1) ms, $(num "$OURS_MAP_MB" 1) MB" "pgfincore $(num "$PGF_MAP_MS" 1) ms, $(num "$PGF_MAP_MB" 1) MB" \
+    "$(num "$PGF_MAP_MS / $OURS_MAP_MS" 1)" "$(verdict "$OURS_MAP_MS < $GOAL_MAP_MS && $OURS_MAP_MB <= $GOAL_MAP_MB")"

@@ -16,6 +16,7 @@ PACKAGES=(
     postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
     vmtouch                     # an anchor, for bench/
     sqlsmith                    # random queries over the catalog, for test/t/051
+    gnuplot-nox                 # the plots of make bench
 )
 
 missing=()

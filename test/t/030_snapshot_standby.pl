@@ -8,8 +8,9 @@
 #   identifier), warms every relation, skips none and remaps none;
 # - every block of the snapshot is then resident on the standby in its layer
 #   (at least: replay reads pages too);
-# - the restoring backend wrote nothing (write_bytes of /proc/<pid>/io, read
-#   before and after in the same session);
+# - the restoring backend wrote next to nothing (write_bytes of /proc/<pid>/io,
+#   read before and after in the same session: at most 8 pages of PostgreSQL's
+#   own, against the megabytes restored);
 # - an unlogged table (no data on a standby) is skipped with a NOTICE;
 # - it was not cancelled, although the primary kept writing, vacuuming and
 #   taking ACCESS EXCLUSIVE locks on the very table being restored (every
@@ -180,8 +181,13 @@ is($skipped, 0, 'no relation skipped');
 is($remapped, 0, 'no relation remapped');
 cmp_ok($shared_loaded // 0, '>=', 1000, "shared blocks loaded: " . ($shared_loaded // 'none'));
 cmp_ok($os_loaded // 0, '>=', 3000, "OS blocks loaded: " . ($os_loaded // 'none'));
-is($written_after - $written_before, 0,
-	'the restoring backend wrote nothing (write_bytes of /proc/<pid>/io)');
+# Nothing of what it loaded: the backend may still write a page or two on
+# PostgreSQL's own account (a commit-log page or a buffer that replay made
+# dirty, evicted to make room: 8 KB seen in 1 run of 3 under load), never the
+# megabytes it restored.
+cmp_ok($written_after - $written_before, '<=', 8 * 8192,
+	'the restoring backend wrote at most 8 pages (write_bytes of /proc/<pid>/io): '
+	  . ($written_after - $written_before) . ' bytes');
 
 $load->finish;
 note("load on the primary: $load_out$load_err");
