@@ -68,6 +68,7 @@ REGRESS = \
 	os_control_errors \
 	both_layers \
 	both_layers_errors \
+	hostile_inputs \
 	bad_inputs \
 	privileges \
 	snapshots

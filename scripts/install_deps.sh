@@ -15,6 +15,7 @@ PACKAGES=(
     postgresql-15-pgfincore     # an anchor, for bench/
     postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
     vmtouch                     # an anchor, for bench/
+    sqlsmith                    # random queries over the catalog, for test/t/051
     gnuplot-nox                 # the plots of make bench
     bison                       # these four build the other PostgreSQL versions
     flex                        #   the tests run on (scripts/build_pg_from_source.sh)

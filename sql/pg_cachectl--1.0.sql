@@ -525,6 +525,7 @@ DECLARE
     v_named regclass;
     v_kind "char";
     v_persistence "char";
+    v_shared boolean;
     v_wanted oid[] := '{}';
     -- the relations, as parallel arrays (a temporary table would need TEMP)
     v_relation oid[];
@@ -550,6 +551,10 @@ BEGIN
         RAISE EXCEPTION 'snapshot label must not be null'
             USING ERRCODE = 'null_value_not_allowed';
     END IF;
+    IF snapshot.cascade IS NULL THEN
+        RAISE EXCEPTION 'cascade must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
     IF pg_is_in_recovery() THEN
         RAISE EXCEPTION 'cannot take a cache snapshot during recovery'
             USING ERRCODE = 'read_only_sql_transaction',
@@ -565,7 +570,7 @@ BEGIN
     IF rels IS NOT NULL THEN
         FOREACH v_named IN ARRAY rels LOOP
             CONTINUE WHEN v_named IS NULL;
-            SELECT c.relkind, c.relpersistence INTO v_kind, v_persistence
+            SELECT c.relkind, c.relpersistence, c.relisshared INTO v_kind, v_persistence, v_shared
               FROM pg_class AS c WHERE c.oid = v_named;
             IF NOT FOUND THEN
                 RAISE EXCEPTION 'relation with OID % does not exist', v_named::oid
@@ -573,6 +578,11 @@ BEGIN
             ELSIF v_kind NOT IN ('r', 'i', 't', 'm', 'S', 'p', 'I') THEN
                 RAISE EXCEPTION 'relation "%" has no storage', v_named
                     USING ERRCODE = 'wrong_object_type';
+            ELSIF v_shared THEN
+                -- a snapshot's rows belong to one database, as restore() matches them
+                RAISE EXCEPTION 'cannot snapshot shared relation "%"', v_named
+                    USING ERRCODE = 'feature_not_supported',
+                          HINT = 'Shared catalogs belong to no database; snapshots record the relations of the current one.';
             ELSIF v_persistence = 't' THEN
                 RAISE EXCEPTION 'cannot act on temporary relation "%"', v_named
                     USING ERRCODE = 'feature_not_supported',

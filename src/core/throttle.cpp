@@ -22,6 +22,11 @@ std::chrono::microseconds Throttle::delay_before_more(std::int64_t bytes_done,
     const double ahead = due_microseconds - static_cast<double>(elapsed.count());
     if (ahead <= 0)
         return std::chrono::microseconds{0};
+    // A rate like 1e-300 MB/s puts the next byte ages away: converting that
+    // to an integer overflowed (and became no pause at all).  Callers sleep
+    // in short slices and ask again, so a day stands for "later than that".
+    if (!(ahead < static_cast<double>(longest_delay.count())))
+        return longest_delay;
     return std::chrono::microseconds{static_cast<std::int64_t>(ahead)};
 }
 

@@ -113,6 +113,25 @@ clip_ranges(cachectl_block_range *ranges, int count, int64 blocks)
 	return kept;
 }
 
+/*
+ * Sleep until read_bytes since started no longer runs ahead of rate MB/s.
+ * One sleep is at most a short slice (so a cancel is seen), hence the loop:
+ * a single slice let slow rates run at 16 blocks per slice.
+ */
+static void
+wait_for_rate(double rate, int64 read_bytes, TimestampTz started)
+{
+	for (;;)
+	{
+		int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
+														  (int64) (GetCurrentTimestamp() - started));
+
+		if (delay_us <= 0)
+			break;
+		sleep_between_steps(delay_us);
+	}
+}
+
 static int
 range_by_first(const void *a, const void *b)
 {
@@ -232,13 +251,7 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 				read_bytes += BLCKSZ;
 				progress->bytes += BLCKSZ;
 				if (rate > 0 && result->shared_loaded % 16 == 0)
-				{
-					int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
-																	  (int64) (GetCurrentTimestamp() - started));
-
-					if (delay_us > 0)
-						sleep_between_steps(delay_us);
-				}
+					wait_for_rate(rate, read_bytes, started);
 				if (action_progress_due(progress))
 					ereport(NOTICE,
 							(errmsg("prewarm: %s fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
@@ -392,15 +405,15 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	Datum		values[PREWARM_RUNS_COLUMNS];
 	bool		nulls[PREWARM_RUNS_COLUMNS] = {false, false};
 
-	for (int argno = 0; argno < 4; argno++)
-		if (PG_ARGISNULL(argno))
+	for (int argno = 0; argno < 6; argno++)
+		if (argno != 4 && PG_ARGISNULL(argno))
 			PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	runs = PG_GETARG_MULTIRANGE_P(2);
 	target = target_argument(fcinfo, 3);
 	rate = rate_argument(fcinfo, 4);
-	drop_os_copy = !PG_ARGISNULL(5) && PG_GETARG_BOOL(5);
+	drop_os_copy = PG_GETARG_BOOL(5);
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "prewarm_runs must return a composite");
 
@@ -418,6 +431,11 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 		int64		end;
 
 		range_deserialize(typcache->rngtype, run_list[i], &lower, &upper, &empty);
+		/* no block has a negative number; refusing them also keeps end - first from overflowing */
+		if (!empty && !lower.infinite && DatumGetInt64(lower.val) < 0)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("block runs must not hold negative block numbers"));
 		first = lower.infinite ? 0 : DatumGetInt64(lower.val) + (lower.inclusive ? 0 : 1);
 		end = upper.infinite ? PG_INT64_MAX : DatumGetInt64(upper.val) + (upper.inclusive ? 1 : 0);
 		ranges[i].first = first;

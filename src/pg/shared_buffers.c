@@ -131,7 +131,7 @@ relation_set_pass(FunctionCallInfo fcinfo, const Oid *named, int named_count,
 static bool
 cascade_argument(FunctionCallInfo fcinfo, int argno)
 {
-	return !PG_ARGISNULL(argno) && PG_GETARG_BOOL(argno);
+	return PG_GETARG_BOOL(argno);
 }
 
 /*
@@ -167,7 +167,8 @@ pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
 	Oid			relid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0))
+	/* NULL in, no row out: only fork's NULL means something (every fork) */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_REPORT, fork_argument(fcinfo, 1),
@@ -188,7 +189,8 @@ pg_cachectl_evict(PG_FUNCTION_ARGS)
 	Oid			relid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0))
+	/* NULL in, no row out: only fork's NULL means something (every fork) */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_ACTION, fork_argument(fcinfo, 1),
@@ -211,7 +213,8 @@ pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
 	Oid		   *relids;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0))
+	/* NULL in, no row out: only fork's NULL means something (every fork) */
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
 		PG_RETURN_NULL();
 	relids = relation_list_argument(PG_GETARG_ARRAYTYPE_P(0), &count);
 	relation_set_pass(fcinfo, relids, count, RELATION_SET_ACTION_ON_LIST,

@@ -29,6 +29,15 @@ TEST_CASE("a limit must be positive and finite") {
     CHECK_THROWS_AS(Throttle(std::numeric_limits<double>::infinity()), InvalidArgument);
 }
 
+TEST_CASE("an absurdly slow rate pauses at most a day, never overflows into no pause") {
+    // 1e-300 MB/s: the next byte is due in about 1e294 s; a denormal rate in infinity
+    for (const double rate : {1e-300 * mib, std::numeric_limits<double>::denorm_min()}) {
+        Throttle crawl(rate);
+        CHECK(crawl.delay_before_more(4096, microseconds{0}) == Throttle::longest_delay);
+        CHECK(crawl.delay_before_more(std::int64_t{1} << 40, microseconds{1} * 1000000000) == Throttle::longest_delay);
+    }
+}
+
 TEST_CASE("the pause keeps the work done since the start at the rate") {
     Throttle ten_mb(10 * mib);
     // 10 MiB is due after one second: done at once, wait the whole second

@@ -1,0 +1,163 @@
+# 054_hostile_sessions.pl
+#
+# Hostile inputs pg_regress cannot make, because they need a second session:
+#
+# - another session's temporary table (and its index), named by OID: the
+#   reports read its files (its pages in that session's local buffers are
+#   invisible to shared buffers, which shared_residency says in a NOTICE),
+#   the actions refuse it with 0A000, evict_relations leaves it out with a
+#   NOTICE; nothing is XX000.
+# - a relation rewritten, truncated or dropped while a long call runs on it:
+#   os_prefetch and prewarm hold their lock to the end, so VACUUM FULL,
+#   TRUNCATE and DROP wait (here they time out); restore commits between
+#   chunks, so a DROP or a VACUUM FULL gets in between, and restore goes on
+#   without an error.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use IPC::Run;
+use Time::HiRes qw(sleep);
+
+my $node = PostgreSQL::Test::Cluster->new('hostile_sessions');
+$node->init;
+$node->append_conf('postgresql.conf', "autovacuum = off\nshared_buffers = 64MB\n");
+$node->start;
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION pg_cachectl;
+CREATE TABLE big (id int, doc text);
+INSERT INTO big SELECT g, repeat('x', 200) FROM generate_series(1, 70000) g;
+CREATE TABLE small AS SELECT g AS id FROM generate_series(1, 1000) g;
+});
+
+# ---- another session's temporary table
+my $holder_script = $node->basedir . '/holder.sql';
+open(my $fh, '>', $holder_script) or die "could not write $holder_script: $!";
+print $fh "CREATE TEMP TABLE other_tmp AS SELECT g FROM generate_series(1, 10000) g;\n"
+  . "CREATE INDEX other_tmp_g ON other_tmp (g);\nSELECT pg_sleep(600);\n";
+close($fh);
+my ($holder_out, $holder_err) = ('', '');
+my $holder = IPC::Run::start([ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-f', $holder_script ],
+	'>', \$holder_out, '2>', \$holder_err);
+$node->poll_query_until('postgres', q{SELECT count(*) = 2 FROM pg_class WHERE relname IN ('other_tmp', 'other_tmp_g')})
+  or die 'the other session did not create its temporary table';
+my $tmp = $node->safe_psql('postgres', q{SELECT oid FROM pg_class WHERE relname = 'other_tmp'});
+my $tmp_index = $node->safe_psql('postgres', q{SELECT oid FROM pg_class WHERE relname = 'other_tmp_g'});
+
+# The outcome of one call: 'ok' or its SQLSTATE.
+sub outcome {
+	my ($sql) = @_;
+	my ($stdout, $stderr) = ('', '');
+	$node->psql('postgres', "\\set VERBOSITY sqlstate\n$sql", stdout => \$stdout, stderr => \$stderr);
+	return $stderr =~ /ERROR:\s+([0-9A-Z]{5})/ ? $1 : 'ok';
+}
+
+my %expected = (
+	"SELECT count(*) FROM cachectl.os_residency($tmp)" => 'ok',
+	"SELECT count(*) FROM cachectl.os_residency_total($tmp, true)" => 'ok',
+	"SELECT count(*) FROM cachectl.shared_residency($tmp, cascade => true)" => 'ok',
+	"SELECT count(*) FROM cachectl.status($tmp, true)" => 'ok',
+	"SELECT cachectl.draw($tmp)" => 'ok',
+	"SELECT length(cachectl.os_map($tmp))" => 'ok',
+	"SELECT count(*) FROM cachectl.os_block_runs($tmp)" => 'ok',
+	"SELECT count(*) FROM cachectl.shared_block_runs(ARRAY[$tmp]::regclass[])" => 'ok',
+	"SELECT count(*) FROM cachectl.evict_relations(ARRAY[$tmp]::regclass[])" => 'ok',
+	"SELECT count(*) FROM cachectl.os_residency($tmp_index)" => 'ok',
+	"SELECT count(*) FROM cachectl.evict($tmp)" => '0A000',
+	"SELECT count(*) FROM cachectl.evict($tmp_index)" => '0A000',
+	"SELECT count(*) FROM cachectl.os_drop($tmp)" => '0A000',
+	"SELECT count(*) FROM cachectl.cold($tmp)" => '0A000',
+	"SELECT count(*) FROM cachectl.os_prefetch($tmp)" => '0A000',
+	"SELECT * FROM cachectl.os_restore($tmp, B'1')" => '0A000',
+	"SELECT * FROM cachectl.prewarm($tmp)" => '0A000',
+	"SELECT * FROM cachectl.prewarm($tmp_index, 'shared')" => '0A000',
+	"SELECT * FROM cachectl.prewarm_runs($tmp, 'main', '{[0,3)}')" => '0A000',
+	"SELECT * FROM cachectl.snapshot('t', ARRAY[$tmp]::regclass[])" => '0A000',);
+for my $sql (sort keys %expected) {
+	is(outcome($sql), $expected{$sql}, "another session's temporary table: $sql");
+}
+my ($notice_out, $notice_err) = ('', '');
+$node->psql('postgres', "SELECT count(*) FROM cachectl.evict_relations(ARRAY[$tmp]::regclass[])",
+	stdout => \$notice_out, stderr => \$notice_err);
+like($notice_err, qr/NOTICE:.*temporary/, 'evict_relations says in a NOTICE that it left the temporary table out');
+is($node->safe_psql('postgres', "SELECT count(*) FROM cachectl.database_status WHERE relation = $tmp"),
+	'0', 'database_status leaves another session\'s temporary table out');
+$holder->kill_kill;
+
+# ---- a slow rate holds when loading shared buffers: 40 blocks at 0.1 MB/s
+# take 2.5 s (one short sleep per 16 blocks, whatever the rate, took 0.25 s)
+for my $call ("SELECT * FROM cachectl.prewarm('big', 'shared', 'main', 0, 39, 0.1)",
+	"SELECT * FROM cachectl.prewarm_runs('big', 'main', '{[0,40)}', 'shared', 0.1)")
+{
+	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.evict('big')});
+	is(outcome("SET statement_timeout = '1s';\n$call"), '57014', "still loading after 1 s: $call");
+}
+
+# ---- DDL racing a long call: the call's lock makes it wait
+sub start_long_call {
+	my ($sql) = @_;
+	my ($stdout, $stderr) = ('', '');
+	my $h = IPC::Run::start([ 'psql', '-X', '-d', $node->connstr('postgres'), '-v', 'ON_ERROR_STOP=1', '-c', $sql ],
+		'>', \$stdout, '2>', \$stderr);
+	return { h => $h, out => \$stdout, err => \$stderr };
+}
+
+sub finish_long_call {
+	my ($call) = @_;
+	my $succeeded = $call->{h}->finish;
+	return ($succeeded ? 0 : ($? >> 8) || 1, ${ $call->{out} }, ${ $call->{err} });
+}
+
+for my $case (
+	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4)", 'VACUUM FULL big' ],
+	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4)", 'TRUNCATE big' ],
+	[ 'prewarm', "SELECT shared_blocks_loaded FROM cachectl.prewarm('big', 'shared', max_mb_per_sec => 4)", 'DROP TABLE big' ],
+	[ 'os_restore', "SELECT blocks_loaded FROM cachectl.os_restore('big', repeat('1', 2000)::varbit, max_mb_per_sec => 4)",
+		'VACUUM FULL big' ])
+{
+	my ($name, $call_sql, $ddl) = @$case;
+	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('big')});
+	my $call = start_long_call($call_sql);
+	$node->poll_query_until('postgres',
+		q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE '%max_mb_per_sec => 4%' AND pid <> pg_backend_pid()})
+	  or die "$name did not start";
+	sleep(0.5);
+	my ($ddl_out, $ddl_err) = ('', '');
+	$node->psql('postgres', "SET lock_timeout = '500ms'; $ddl", stdout => \$ddl_out, stderr => \$ddl_err);
+	like($ddl_err, qr/lock timeout/, "$ddl waits for the lock of a running $name");
+	my ($status, $out, $err) = finish_long_call($call);
+	is($status, 0, "$name ends without an error while $ddl waited") or diag($err);
+	unlike($err, qr/XX000|internal/i, "$name: no internal error");
+}
+
+# ---- DDL between restore's chunks: restore commits, the DDL gets in
+$node->safe_psql(
+	'postgres', q{
+SELECT count(*) FROM cachectl.prewarm('big', 'both');
+SELECT count(*) FROM cachectl.prewarm('small', 'both');
+SELECT relations FROM cachectl.snapshot('race', ARRAY['big', 'small']::regclass[]);
+SELECT count(*) FROM cachectl.cold('big');
+SELECT count(*) FROM cachectl.cold('small');
+});
+for my $ddl ('VACUUM FULL big', 'DROP TABLE big') {
+	my $call = start_long_call("CALL cachectl.restore('race', 'both', 4)");
+	$node->poll_query_until('postgres',
+		q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'CALL cachectl.restore%' AND pid <> pg_backend_pid()})
+	  or die 'restore did not start';
+	sleep(1);
+	my ($ddl_out, $ddl_err) = ('', '');
+	my $ddl_status = $node->psql('postgres', "SET lock_timeout = '10s'; $ddl", stdout => \$ddl_out, stderr => \$ddl_err);
+	is($ddl_status, 0, "$ddl got in between restore's chunks") or diag($ddl_err);
+	my ($status, $out, $err) = finish_long_call($call);
+	is($status, 0, "restore goes on and ends without an error after $ddl") or diag($err);
+	like($out, qr/block/, "restore reports its row after $ddl");
+	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('big')}) if $ddl =~ /VACUUM/;
+}
+
+my $log = slurp_file($node->logfile);
+unlike($log, qr/terminated by signal|PANIC|TRAP:|XX000/, 'no crash and no internal error in the server log');
+$node->stop;
+done_testing();
