@@ -560,6 +560,9 @@ BEGIN
             USING ERRCODE = 'read_only_sql_transaction',
                   HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
     END IF;
+    -- Two snapshots under one label at once would both replace its rows and
+    -- one would end in a unique violation: the second waits for the first.
+    PERFORM pg_advisory_xact_lock(hashtext('cachectl.snapshot'), hashtext(v_label));
     -- unsigned, as pg_controldata prints it (pg_control_system() is signed)
     SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
       INTO v_system_identifier FROM pg_control_system() AS s;
