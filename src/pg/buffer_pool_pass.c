@@ -135,7 +135,7 @@ evict_database_from(Oid database, volatile int *position, BufferPassTotals *tota
 		{
 			case BUFFER_FLUSHED_AND_EVICTED:
 				totals->flushed++;
-				/* fall through */
+				pg_fallthrough;
 			case BUFFER_EVICTED:
 				totals->evicted++;
 				break;

@@ -15,6 +15,7 @@
 #include "access/htup_details.h"
 #include "access/relation.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_database.h"	/* get_database_oid from 19 on */
 #include "catalog/pg_type.h"
 #include "commands/dbcommands.h"
 #include "fmgr.h"
@@ -26,6 +27,7 @@
 #include "utils/memutils.h"
 #include "utils/rel.h"
 #include "utils/syscache.h"
+#include "utils/tuplestore.h"
 
 #include "buffer_eviction.h"
 #include "buffer_pool_pass.h"
@@ -268,7 +270,7 @@ pg_cachectl_evict_buffer(PG_FUNCTION_ARGS)
 		{
 			case BUFFER_FLUSHED_AND_EVICTED:
 				flushed = true;
-				/* fall through */
+				pg_fallthrough;
 			case BUFFER_EVICTED:
 				evicted = true;
 				break;

@@ -19,6 +19,22 @@
 #include "utils/relmapper.h"
 
 /*
+ * 19 compiles extensions with -Wimplicit-fallthrough=5, where a comment no
+ * longer marks an intended fall-through; it defines pg_fallthrough for that,
+ * older versions do not.
+ */
+#ifndef pg_fallthrough
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define pg_fallthrough __attribute__((fallthrough))
+#endif
+#endif
+#endif
+#ifndef pg_fallthrough
+#define pg_fallthrough ((void) 0)
+#endif
+
+/*
  * A shared buffer's state word: refcount, usage count and flags, plus (19)
  * the content lock.  LockBufHdr() returns it with the header spinlock held.
  *
