@@ -469,8 +469,17 @@ my $until = Time::HiRes::time() + 3;
 while (Time::HiRes::time() < $until)
 {
 	$reads_tried++;
-	my ($read_ret, $read_out) =
-	  $node->psql('postgres', $stale_query, on_error_stop => 1);
+	# A psql refused by a server in recovery may exit before it reads the
+	# query from its standard input; IPC::Run then dies writing it (EPIPE).
+	# That read did not get through, like one that returns an error.
+	my ($read_ret, $read_out) = eval {
+		$node->psql('postgres', $stale_query, on_error_stop => 1);
+	};
+	if (!defined $read_ret)
+	{
+		die $@ unless $@ =~ /Broken pipe/;
+		$read_ret = -1;
+	}
 	if ($read_ret == 0)
 	{
 		$reads_through++;
