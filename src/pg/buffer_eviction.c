@@ -1,7 +1,9 @@
 /*
  * buffer_eviction.c — the eviction protocol for one shared buffer (see
  * DESIGN.md, "Evicting a shared buffer safely on PostgreSQL 15 and 16"),
- * used on 15 to 18 alike.
+ * used on 15 to 19 alike.  On 19 the content lock lives in the buffer's
+ * state word; the protocol is unchanged, only reading and rewriting that
+ * word differ (version_compat.h).
  *
  * Lock order: content lock, then mapping partition lock, then header
  * spinlock.  Nothing allocates, logs or raises while the spinlock is held.
@@ -25,14 +27,14 @@ void
 read_buffer_header(int buf_id, BufferHeaderSnapshot *snapshot)
 {
 	BufferDesc *desc = GetBufferDescriptor(buf_id);
-	uint32		state = LockBufHdr(desc);
+	CachectlBufferState state = LockBufHdr(desc);
 
 	snapshot->tag = desc->tag;
 	snapshot->valid = (state & (BM_VALID | BM_TAG_VALID)) == (BM_VALID | BM_TAG_VALID);
 	snapshot->dirty = (state & BM_DIRTY) != 0;
 	snapshot->pins = BUF_STATE_GET_REFCOUNT(state);
 	snapshot->usage_count = BUF_STATE_GET_USAGECOUNT(state);
-	UnlockBufHdr(desc, state);
+	CACHECTL_UNLOCK_BUFFER_HEADER(desc, state);
 }
 
 /*
@@ -80,7 +82,7 @@ evict_buffer_page(int buf_id, const BufferTag *tag)
 	bool		invalidated = false;
 	uint32		hash;
 	LWLock	   *partition_lock;
-	uint32		state;
+	CachectlBufferState state;
 	int64		hits_before = pgBufferUsage.shared_blks_hit;
 	bool		pinned;
 
@@ -103,7 +105,7 @@ evict_buffer_page(int buf_id, const BufferTag *tag)
 		return BUFFER_SKIPPED_PINNED;
 	}
 
-	if (pg_atomic_read_u32(&desc->state) & BM_DIRTY)
+	if (CACHECTL_READ_BUFFER_STATE(desc) & BM_DIRTY)
 	{
 		flush_locked_buffer(buffer);
 		flushed = true;
@@ -117,16 +119,18 @@ evict_buffer_page(int buf_id, const BufferTag *tag)
 		BUF_STATE_GET_REFCOUNT(state) == 1 &&
 		(state & BM_DIRTY) == 0)
 	{
-		/* keep the refcount bits: our pin is released below as usual */
+		/*
+		 * Keep the refcount bits (our pin is released below as usual) and,
+		 * on 19, the content lock we hold.
+		 */
 		CACHECTL_CLEAR_TAG(desc->tag);
-		state &= ~(BUF_FLAG_MASK | BUF_USAGECOUNT_MASK);
-		UnlockBufHdr(desc, state);
+		CACHECTL_UNLOCK_BUFFER_HEADER_INVALIDATED(desc, state);
 		/* may raise (a corrupted table): never under the header spinlock */
 		BufTableDelete(&expected, hash);
 		invalidated = true;
 	}
 	else
-		UnlockBufHdr(desc, state);
+		CACHECTL_UNLOCK_BUFFER_HEADER(desc, state);
 	LWLockRelease(partition_lock);
 
 	UnlockReleaseBuffer(buffer);
@@ -134,6 +138,6 @@ evict_buffer_page(int buf_id, const BufferTag *tag)
 		return BUFFER_SKIPPED_IN_USE;
 
 	/* Unpinned and invalid: hand it to the next backend that needs a buffer. */
-	StrategyFreeBuffer(desc);
+	CACHECTL_RETURN_TO_FREE_LIST(desc);
 	return flushed ? BUFFER_FLUSHED_AND_EVICTED : BUFFER_EVICTED;
 }

@@ -63,7 +63,7 @@ buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassAction action)
 		CHECK_FOR_INTERRUPTS();
 
 		/* unlocked filters, repeated under the spinlock below */
-		if ((pg_atomic_read_u32(&desc->state) & BM_TAG_VALID) == 0)
+		if ((CACHECTL_READ_BUFFER_STATE(desc) & BM_TAG_VALID) == 0)
 			continue;
 		unlocked_tag = desc->tag;
 		if (wanted_slot(scan, &unlocked_tag) < 0)
@@ -116,7 +116,7 @@ evict_database_from(Oid database, volatile int *position, BufferPassTotals *tota
 		CHECK_FOR_INTERRUPTS();
 
 		/* unlocked filters, repeated under the spinlock below */
-		if ((pg_atomic_read_u32(&desc->state) & BM_VALID) == 0)
+		if ((CACHECTL_READ_BUFFER_STATE(desc) & BM_VALID) == 0)
 			continue;
 		if (OidIsValid(database) && CACHECTL_TAG_DATABASE(desc->tag) != database)
 			continue;
@@ -135,7 +135,7 @@ evict_database_from(Oid database, volatile int *position, BufferPassTotals *tota
 		{
 			case BUFFER_FLUSHED_AND_EVICTED:
 				totals->flushed++;
-				/* fall through */
+				pg_fallthrough;
 			case BUFFER_EVICTED:
 				totals->evicted++;
 				break;

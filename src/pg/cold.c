@@ -7,6 +7,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "common/relpath.h"
 #include "fmgr.h"
@@ -15,6 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/tuplestore.h"
 
 #include "action_progress.h"
 #include "buffer_pool_pass.h"

@@ -12,6 +12,7 @@
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/tuplestore.h"
 
 #include "version_compat.h"
 #include "cachectl.h"

@@ -14,6 +14,7 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
 #include "catalog/pg_class.h"
 #include "common/relpath.h"
@@ -29,6 +30,7 @@
 #include "utils/rangetypes.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 #include "utils/typcache.h"
 
 #include <math.h>

@@ -1,11 +1,14 @@
 /*
  * version_compat.h — the buffer-manager and relation-file names that changed
- * between PostgreSQL 15 and 18, behind one set of macros.
+ * between PostgreSQL 15 and 19, behind one set of macros.
  *
- * Built and tested on 15; the 16-18 branches follow those versions' headers
- * (RelFileNode became RelFileLocator in 16, tag macros became inline
- * functions in 16, relpath*() returns a struct in 18).  19 changes the
- * buffer header itself and is refused until it is released and studied.
+ * Built and tested on 15, 18 and 19; the 16-17 branches follow those
+ * versions' headers (RelFileNode became RelFileLocator in 16, tag macros
+ * became inline functions in 16, relpath*() returns a struct in 18).  19
+ * widens the buffer state word to 64 bits and moves the content lock into
+ * it: UnlockBufHdr() then takes only the descriptor, a changed state goes
+ * through UnlockBufHdrExt(), and the free list is gone (see the buffer-state
+ * section below).
  */
 #ifndef PG_CACHECTL_VERSION_COMPAT_H
 #define PG_CACHECTL_VERSION_COMPAT_H
@@ -15,8 +18,64 @@
 #include "utils/rel.h"
 #include "utils/relmapper.h"
 
+/*
+ * 19 compiles extensions with -Wimplicit-fallthrough=5, where a comment no
+ * longer marks an intended fall-through; it defines pg_fallthrough for that,
+ * older versions do not.
+ */
+#ifndef pg_fallthrough
+#if defined(__has_attribute)
+#if __has_attribute(fallthrough)
+#define pg_fallthrough __attribute__((fallthrough))
+#endif
+#endif
+#endif
+#ifndef pg_fallthrough
+#define pg_fallthrough ((void) 0)
+#endif
+
+/*
+ * A shared buffer's state word: refcount, usage count and flags, plus (19)
+ * the content lock.  LockBufHdr() returns it with the header spinlock held.
+ *
+ * CACHECTL_UNLOCK_BUFFER_HEADER releases the spinlock without a change.
+ * CACHECTL_UNLOCK_BUFFER_HEADER_INVALIDATED releases it while clearing every
+ * flag and the usage count, as step 5 of the eviction protocol needs, and
+ * keeps the refcount (our pin, released by the caller).  On 19 it also keeps
+ * the content lock, which the caller holds exclusively and releases later:
+ * its share count and lock bits sit above the flags and are not touched, and
+ * its two waiter flags sit among the flags and are kept too.  With our pin
+ * the only one no backend can be queued on that lock (a waiter holds a pin
+ * first), so keeping them changes nothing today; clearing one that was set
+ * would lose a wake-up, keeping one costs at most an empty wake-up pass.
+ *
+ * CACHECTL_RETURN_TO_FREE_LIST hands an invalidated, unpinned buffer to the
+ * free list; 19 has none: its clock sweep takes an unpinned buffer whose
+ * usage count is 0, which an invalidated buffer is.
+ */
 #if PG_VERSION_NUM >= 190000
-#error "pg_cachectl supports PostgreSQL 15 to 18: 19 changes the buffer header"
+
+typedef uint64 CachectlBufferState;
+
+#define CACHECTL_READ_BUFFER_STATE(desc)	pg_atomic_read_u64(&(desc)->state)
+#define CACHECTL_UNLOCK_BUFFER_HEADER(desc, state) UnlockBufHdr(desc)
+#define CACHECTL_UNLOCK_BUFFER_HEADER_INVALIDATED(desc, state) \
+	((void) UnlockBufHdrExt((desc), (state), 0, \
+							(BUF_FLAG_MASK & ~(BM_LOCK_HAS_WAITERS | BM_LOCK_WAKE_IN_PROGRESS)) | \
+							BUF_USAGECOUNT_MASK, \
+							0))
+#define CACHECTL_RETURN_TO_FREE_LIST(desc)	((void) (desc))
+
+#else							/* 15 to 18 */
+
+typedef uint32 CachectlBufferState;
+
+#define CACHECTL_READ_BUFFER_STATE(desc)	pg_atomic_read_u32(&(desc)->state)
+#define CACHECTL_UNLOCK_BUFFER_HEADER(desc, state) UnlockBufHdr((desc), (state))
+#define CACHECTL_UNLOCK_BUFFER_HEADER_INVALIDATED(desc, state) \
+	UnlockBufHdr((desc), (state) & ~(BUF_FLAG_MASK | BUF_USAGECOUNT_MASK))
+#define CACHECTL_RETURN_TO_FREE_LIST(desc)	StrategyFreeBuffer(desc)
+
 #endif
 
 #if PG_VERSION_NUM >= 160000

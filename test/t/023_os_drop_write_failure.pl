@@ -469,8 +469,17 @@ my $until = Time::HiRes::time() + 3;
 while (Time::HiRes::time() < $until)
 {
 	$reads_tried++;
-	my ($read_ret, $read_out) =
-	  $node->psql('postgres', $stale_query, on_error_stop => 1);
+	# A psql refused by a server in recovery may exit before it reads the
+	# query from its standard input; IPC::Run then dies writing it (EPIPE).
+	# That read did not get through, like one that returns an error.
+	my ($read_ret, $read_out) = eval {
+		$node->psql('postgres', $stale_query, on_error_stop => 1);
+	};
+	if (!defined $read_ret)
+	{
+		die $@ unless $@ =~ /Broken pipe/;
+		$read_ret = -1;
+	}
 	if ($read_ret == 0)
 	{
 		$reads_through++;
@@ -486,13 +495,28 @@ is($stale_reads, 0, 'no read saw old or missing rows while the tmpfs was full');
 unlink($filler) or die "unlink $filler: $!";
 note('filler deleted: the tmpfs has room again');
 
-my $recovered = $node->poll_query_until('postgres', 'SELECT true');
+# poll_query_until dies as psql does above when a refused psql exits
+# before reading its query: that try is one more "not yet".
+sub server_answers
+{
+	my $deadline = Time::HiRes::time() + $PostgreSQL::Test::Utils::timeout_default;
+	while (Time::HiRes::time() < $deadline)
+	{
+		my $answered = eval { $node->poll_query_until('postgres', 'SELECT true') };
+		return $answered if defined $answered;
+		die $@ unless $@ =~ /Broken pipe/;
+		Time::HiRes::sleep(0.1);
+	}
+	return 0;
+}
+
+my $recovered = server_answers();
 if (!$recovered)
 {
 	# the postmaster may have given up; start it again
 	note('the server did not come back by itself: starting it');
 	$node->start(fail_ok => 1);
-	$recovered = $node->poll_query_until('postgres', 'SELECT true');
+	$recovered = server_answers();
 }
 ok($recovered, 'the server completes crash recovery once the space is back');
 

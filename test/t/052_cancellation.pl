@@ -425,8 +425,10 @@ SELECT extract(epoch FROM clock_timestamp()), coalesce(wait_event, '-'),
 	like($errors, qr/ERROR:  57014: canceling statement due to \Q$reason\E/,
 		"$what: the call stops with 57014");
 	my $log = slurp_file($node->logfile, $log_offset);
+	# the test clusters' log_line_prefix is '%m [%p] ' up to 18, '%m %b[%p] '
+	# (the backend type before the pid) from 19 on
 	my ($error_time) =
-	  $log =~ /^(\S+ \S+ \S+) \[$victim_pid\] .*ERROR:  canceling statement due to \Q$reason\E/m;
+	  $log =~ /^(\S+ \S+ \S+) [^\[\n]*\[$victim_pid\] .*ERROR:  canceling statement due to \Q$reason\E/m;
 	my $latency_ms =
 	  defined $error_time && defined $stop_epoch
 	  ? (server_epoch($error_time) - $stop_epoch) * 1000.0
