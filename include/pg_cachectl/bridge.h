@@ -248,7 +248,8 @@ typedef enum cachectl_drop_call
 {
 	CACHECTL_DROP_START_WRITEBACK = 0,	/* sync_file_range(SYNC_FILE_RANGE_WRITE) */
 	CACHECTL_DROP_FSYNC,
-	CACHECTL_DROP_ADVISE		/* posix_fadvise(POSIX_FADV_DONTNEED) */
+	CACHECTL_DROP_ADVISE,		/* posix_fadvise(POSIX_FADV_DONTNEED) */
+	CACHECTL_DROP_WAIT_WRITEBACK	/* sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) */
 } cachectl_drop_call;
 
 typedef struct cachectl_drop_failure

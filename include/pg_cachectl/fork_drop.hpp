@@ -9,6 +9,11 @@
 // and fsync reports an error only once.  So a failure stops the segment where
 // it happened and is returned with the call that failed; the shim raises it
 // at PostgreSQL's data_sync_elevel.  Files are opened read-only.
+//
+// Between the writeback and the fsync each chunk is waited for on its own
+// (sync_file_range with WAIT_BEFORE | WRITE | WAIT_AFTER): one fsync of a
+// 1 GiB segment could wait seconds on a slow disk with no point where a
+// cancel could act; after the chunked waits the fsync finds little to do.
 #pragma once
 #include "pg_cachectl/server_free.hpp"
 
@@ -20,7 +25,7 @@
 namespace pg_cachectl {
 
 // The call of the sequence that failed.
-enum class DropCall { start_writeback, fsync, advise };
+enum class DropCall { start_writeback, wait_writeback, fsync, advise };
 
 struct DropFailure {
     DropCall call = DropCall::start_writeback;
@@ -42,11 +47,12 @@ class ForkDrop {
 
     enum class Step { more, done, failed };
 
-    // One bounded unit: a chunk's writeback, a segment's fsync or its
-    // DONTNEED.  On `failed`, failure() says what; calling again after a
-    // start_writeback failure goes on with the next chunk (PostgreSQL warns
-    // and goes on there too); after an fsync or advise failure the segment is
-    // abandoned and the next one is taken.  Throws SystemError when a file
+    // One bounded unit: a chunk's writeback, the wait for a chunk's
+    // writeback, a segment's fsync or its DONTNEED.  On `failed`, failure()
+    // says what; calling again after a start_writeback failure goes on with
+    // the next chunk (PostgreSQL warns and goes on there too); after a wait,
+    // fsync or advise failure the segment is abandoned and the next one is
+    // taken.  Throws SystemError when a file
     // cannot be opened or examined.
     Step step();
 
@@ -55,7 +61,7 @@ class ForkDrop {
     int segments_dropped() const { return segments_dropped_; }
 
   private:
-    enum class Phase { open, write_back, fsync, advise };
+    enum class Phase { open, write_back, wait_writeback, fsync, advise };
 
     void next_segment();
 
@@ -68,6 +74,7 @@ class ForkDrop {
     std::string path_;
     std::int64_t size_ = 0;
     std::int64_t offset_ = 0;
+    std::int64_t work_start_ = 0;  // where this segment's work begins
     std::int64_t segment_end_ = 0; // where this segment's work ends
     std::int64_t range_first_ = 0;
     std::int64_t range_end_ = -1; // -1: the whole fork

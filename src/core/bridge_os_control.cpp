@@ -47,6 +47,8 @@ cachectl_drop_call drop_call(pg_cachectl::DropCall call) {
     switch (call) {
     case pg_cachectl::DropCall::start_writeback:
         return CACHECTL_DROP_START_WRITEBACK;
+    case pg_cachectl::DropCall::wait_writeback:
+        return CACHECTL_DROP_WAIT_WRITEBACK;
     case pg_cachectl::DropCall::fsync:
         return CACHECTL_DROP_FSYNC;
     case pg_cachectl::DropCall::advise:

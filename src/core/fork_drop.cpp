@@ -69,12 +69,14 @@ ForkDrop::Step ForkDrop::step() {
                 return finished_ ? Step::done : Step::more;
             }
         }
+        work_start_ = offset_;
         phase_ = Phase::write_back;
         return Step::more;
     }
     case Phase::write_back: {
         if (offset_ >= segment_end_) {
-            phase_ = Phase::fsync;
+            offset_ = work_start_;
+            phase_ = Phase::wait_writeback;
             return Step::more;
         }
         const std::int64_t length = std::min(chunk_bytes_, segment_end_ - offset_);
@@ -87,9 +89,28 @@ ForkDrop::Step ForkDrop::step() {
         }
         if (error_number == ENOSYS) {
             offset_ = segment_end_; // no such call on this filesystem: fsync does the work
+            phase_ = Phase::fsync;
             return Step::more;
         }
         failure_ = DropFailure{DropCall::start_writeback, error_number, path_};
+        return Step::failed;
+    }
+    case Phase::wait_writeback: {
+        if (offset_ >= segment_end_) {
+            phase_ = Phase::fsync;
+            return Step::more;
+        }
+        const std::int64_t length = std::min(chunk_bytes_, segment_end_ - offset_);
+        const unsigned int wait_for_chunk =
+            SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE | SYNC_FILE_RANGE_WAIT_AFTER;
+        const int rc = file_calls().sync_file_range(fd_.get(), offset_, length, wait_for_chunk);
+        offset_ += length;
+        if (rc == 0)
+            return Step::more;
+        // the wait reports a failed writeback as fsync does (and, like it,
+        // only once for this descriptor): the same failure, the same level
+        failure_ = DropFailure{DropCall::wait_writeback, errno, path_};
+        next_segment(); // never advise pages whose writeback failed away
         return Step::failed;
     }
     case Phase::fsync: {

@@ -66,6 +66,14 @@ raise_drop_failure(const cachectl_drop_failure *failure)
 					 errmsg("could not start writing back file \"%s\" before dropping it from the OS page cache: %m",
 							failure->path)));
 			return;
+		case CACHECTL_DROP_WAIT_WRITEBACK:
+			/* the wait reports what fsync would have: its level too */
+			ereport(data_sync_elevel(ERROR),
+					(errcode_for_file_access(),
+					 errmsg("could not sync file \"%s\" before dropping it from the OS page cache: %m",
+							failure->path),
+					 errdetail("Its pages were not dropped.")));
+			return;
 		case CACHECTL_DROP_FSYNC:
 			ereport(data_sync_elevel(ERROR),
 					(errcode_for_file_access(),

@@ -47,7 +47,9 @@ struct CallLog {
 CallLog *active_log = nullptr;
 
 int logged_sync_file_range(int fd, off_t offset, off_t length, unsigned int flags) {
-    active_log->calls.push_back("sync_file_range " + std::to_string(offset / page_size()) + "+" +
+    // a start of writeback, or a wait for it to end
+    const char *name = (flags & SYNC_FILE_RANGE_WAIT_AFTER) != 0 ? "wait " : "sync_file_range ";
+    active_log->calls.push_back(name + std::to_string(offset / page_size()) + "+" +
                                 std::to_string(length / page_size()));
     if (active_log->sync_file_range_count++ == active_log->fail_sync_file_range_at) {
         errno = EIO;
@@ -105,7 +107,7 @@ TEST_CASE("a dirty file is written back and then dropped: nothing stays cached")
     CHECK(cached_pages(second.fd(), second.size()) == 0);
 }
 
-TEST_CASE("the sequence: writeback in chunks, then fsync, then DONTNEED, per segment") {
+TEST_CASE("the sequence: writeback in chunks, a wait per chunk, then fsync, then DONTNEED, per segment") {
     TempDirectory dir;
     TempFile first(dir, "1");
     TempFile second(dir, "1.1");
@@ -116,8 +118,9 @@ TEST_CASE("the sequence: writeback in chunks, then fsync, then DONTNEED, per seg
 
     ForkDrop drop(first.path(), segment_bytes(), 32 * page_size());
     CHECK(run_to_end(drop) == ForkDrop::Step::done);
-    CHECK(log.calls == std::vector<std::string>{"sync_file_range 0+32", "sync_file_range 32+32", "fsync", "dontneed",
-                                                "sync_file_range 0+20", "fsync", "dontneed"});
+    CHECK(log.calls == std::vector<std::string>{"sync_file_range 0+32", "sync_file_range 32+32", "wait 0+32",
+                                                "wait 32+32", "fsync", "dontneed", "sync_file_range 0+20",
+                                                "wait 0+20", "fsync", "dontneed"});
 }
 
 TEST_CASE("a failed start of writeback is reported and the drop goes on") {
@@ -134,10 +137,30 @@ TEST_CASE("a failed start of writeback is reported and the drop goes on") {
     CHECK(drop.failure().call == DropCall::start_writeback);
     CHECK(drop.failure().error_number == EIO);
     CHECK(drop.failure().path == file.path());
-    // calling again goes on with the next chunk, then fsync and DONTNEED
+    // calling again goes on with the next chunk, the waits, fsync and DONTNEED
     CHECK(run_to_end(drop) == ForkDrop::Step::done);
-    CHECK(log.calls.back() == "dontneed");
-    CHECK(log.calls.size() == 4);
+    CHECK(log.calls == std::vector<std::string>{"sync_file_range 0+16", "sync_file_range 16+16", "wait 0+16",
+                                                "wait 16+16", "fsync", "dontneed"});
+}
+
+TEST_CASE("a failed wait for writeback stops that segment before fsync and DONTNEED") {
+    TempDirectory dir;
+    TempFile file(dir, "5");
+    file.append(segment_bytes() / 2);
+    CallLog log;
+    log.fail_sync_file_range_at = 2; // the first wait, after two chunks started
+    LoggedCalls logged(log);
+
+    ForkDrop drop(file.path(), segment_bytes(), 16 * page_size());
+    REQUIRE(run_to_end(drop) == ForkDrop::Step::failed);
+    CHECK(drop.failure().call == DropCall::wait_writeback);
+    CHECK(drop.failure().error_number == EIO);
+    CHECK(drop.failure().path == file.path());
+    // the wait consumed the error for this descriptor: the segment is
+    // abandoned, never fsynced into a false success nor advised away
+    CHECK(run_to_end(drop) == ForkDrop::Step::done);
+    CHECK(log.calls == std::vector<std::string>{"sync_file_range 0+16", "sync_file_range 16+16", "wait 0+16"});
+    CHECK(drop.segments_dropped() == 0);
 }
 
 TEST_CASE("a failed fsync stops that segment before DONTNEED") {
@@ -212,8 +235,9 @@ TEST_CASE("a drop limited to a byte range writes back and drops only there") {
     const std::int64_t half = segment_bytes() / 2 / page_size();
     const std::int64_t quarter = segment_bytes() / 4 / page_size();
     CHECK(log.calls == std::vector<std::string>{"sync_file_range " + std::to_string(half) + "+" + std::to_string(half),
-                                                "fsync", "dontneed", "sync_file_range 0+" + std::to_string(quarter),
-                                                "fsync", "dontneed"});
+                                                "wait " + std::to_string(half) + "+" + std::to_string(half), "fsync",
+                                                "dontneed", "sync_file_range 0+" + std::to_string(quarter),
+                                                "wait 0+" + std::to_string(quarter), "fsync", "dontneed"});
     CHECK(cached_pages(first.fd(), segment_bytes() / 2) == half);
     CHECK(cached_pages(second.fd(), second.size()) == second.pages() - quarter);
 }
