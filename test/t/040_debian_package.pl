@@ -13,6 +13,8 @@
 #   works and cachectl.os_residency() gives sane figures for a table (sizes
 #   that match pg_relation_size, cached pages within bounds, none after
 #   os_drop unless the cluster is on tmpfs);
+# - debian/tests/installcheck (the autopkgtest) passes: the regression
+#   suites against the installed package;
 # - the package is purged and leaves none of its files behind.
 #
 # Installing the package overwrites what `make install` (run by `make test`)
@@ -279,7 +281,7 @@ note(sprintf('the build took %.0f s', Time::HiRes::time() - $build_started));
 # compiled against that server's headers, in build-15/
 my $build_log = -f "$work/build.log" ? `cat \Q$work/build.log\E` : '';
 like($build_log, qr{^gcc .*-I/usr/include/postgresql/$major/server .*-c -o src/pg/pg_cachectl\.o \Q$copy\E/src/pg/pg_cachectl\.c$}m,
-	"the module was compiled against PostgreSQL $major's headers, out of the source directory");
+	"the module was compiled against PostgreSQL ${major}'s headers, out of the source directory");
 
 my $deb = "$build_dir/${package}_${version}_$arch.deb";
 my $changes = "$build_dir/pg-cachectl_${version}_$arch.changes";
@@ -426,6 +428,19 @@ SKIP:
 }
 
 stop_cluster();
+
+# The autopkgtest: the regression suites against the installed package, in a
+# cluster pg_virtualenv makes and removes (in a temporary directory).
+{
+	local %ENV = %ENV;
+	delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS PG_CONFIG PERL5LIB PG_REGRESS TESTDIR PGHOST PGPORT PGUSER PGDATA)};
+	local $ENV{PATH} = '/usr/sbin:/usr/bin:/sbin:/bin';
+	my $here = Cwd::getcwd();
+	chdir $copy or die "chdir $copy: $!";
+	ok(run_logged("$work/installcheck.log", 'debian/tests/installcheck'),
+		'debian/tests/installcheck (autopkgtest): the regression suites pass against the package');
+	chdir $here or die "chdir $here: $!";
+}
 
 # ---- remove, restore ----
 
