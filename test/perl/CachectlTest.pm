@@ -1,6 +1,8 @@
-# CachectlTest.pm — what the OS page-cache scenario tests share: the check
-# that util-linux fincore can judge them here, the OS page size, and
-# fincore's resident page counts, to compare pg_cachectl's figures with.
+# CachectlTest.pm — what the scenario tests share: the check that util-linux
+# fincore can judge them here, the OS page size, fincore's resident page
+# counts (to compare pg_cachectl's figures with), relations made huge with
+# sparse segment files, and the pgbench load with the checks that follow it
+# (the pgbench invariant, amcheck, the server log, pg_checksums).
 package CachectlTest;
 
 use strict;
@@ -11,7 +13,9 @@ use IPC::Run;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list);
+our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
+  extend_with_sparse_segments start_pgbench finish_pgbench check_pgbench_balances
+  check_amcheck log_trouble check_pg_checksums);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -69,6 +73,147 @@ sub fincore_page_list
 	my @files = @_;
 	my $pages = fincore_pages(@files);
 	return [ map { $pages->{$_} } @files ];
+}
+
+# Makes a table of the node's default database $segments GiB large without
+# using the disk: its first segment file and $segments - 1 more are extended
+# to 1 GiB as sparse files, which PostgreSQL reads as all-zero (new) pages.
+# The table's existing pages must be on disk first (a CHECKPOINT).
+sub extend_with_sparse_segments
+{
+	my ($node, $table, $segments) = @_;
+	my $segment_bytes = 1024 * 1024 * 1024;
+	my $path = $node->data_dir . '/'
+	  . $node->safe_psql('postgres', qq{SELECT pg_relation_filepath('$table')});
+	foreach my $segment (0 .. $segments - 1)
+	{
+		my $file = $segment == 0 ? $path : "$path.$segment";
+		open(my $handle, '>>', $file) or die "could not open \"$file\": $!";
+		truncate($handle, $segment_bytes)
+		  or die "could not extend \"$file\": $!";
+		close($handle);
+	}
+	return;
+}
+
+# ---- a pgbench load and what must hold after it ----
+
+# Starts pgbench in the background against the node's postgres database,
+# with the given environment added; it may run $seconds (plus the usual
+# timeout) before IPC::Run gives up on it.
+sub start_pgbench
+{
+	my ($node, $environment, $seconds, @options) = @_;
+	my %run = (stdout => '', stderr => '');
+	local %ENV = (%ENV, %$environment);
+	$run{handle} = IPC::Run::start(
+		[
+			'pgbench', '-n', '-h', $node->host, '-p', $node->port,
+			@options, 'postgres'
+		],
+		'<', \undef, '>', \$run{stdout}, '2>', \$run{stderr},
+		IPC::Run::timeout($seconds + $PostgreSQL::Test::Utils::timeout_default));
+	return \%run;
+}
+
+# Waits for a pgbench started by start_pgbench; returns its exit status and
+# the number of transactions it reports as processed (undef if none).
+sub finish_pgbench
+{
+	my ($run) = @_;
+	$run->{handle}->finish;
+	my $status = $run->{handle}->result(0);
+	my ($transactions) =
+	  $run->{stdout} =~ /number of transactions actually processed: (\d+)/;
+	return ($status, $transactions);
+}
+
+# The pgbench invariant: no account, teller or branch lost or doubled, and
+# sum(abalance) = sum(tbalance) = sum(bbalance) = sum(delta) of the history.
+# Returns the number of history rows.
+sub check_pgbench_balances
+{
+	my ($node, $scale, $label) = @_;
+	my ($accounts, $tellers, $branches, $abalance, $tbalance, $bbalance,
+		$delta, $history)
+	  = split /\|/, $node->safe_psql(
+		'postgres', q{
+SELECT (SELECT count(*) FROM pgbench_accounts),
+       (SELECT count(*) FROM pgbench_tellers),
+       (SELECT count(*) FROM pgbench_branches),
+       (SELECT sum(abalance) FROM pgbench_accounts),
+       (SELECT sum(tbalance) FROM pgbench_tellers),
+       (SELECT sum(bbalance) FROM pgbench_branches),
+       (SELECT coalesce(sum(delta), 0) FROM pgbench_history),
+       (SELECT count(*) FROM pgbench_history)});
+	note("$label: sum(abalance) $abalance, sum(tbalance) $tbalance, "
+		  . "sum(bbalance) $bbalance, sum(delta) $delta, "
+		  . "$history history rows");
+	is_deeply(
+		[ $accounts, $tellers, $branches ],
+		[ 100_000 * $scale, 10 * $scale, $scale ],
+		"$label: no account, teller or branch row is lost or doubled");
+	is_deeply(
+		[ $abalance, $tbalance, $bbalance ],
+		[ $delta, $delta, $delta ],
+		"$label: the pgbench balances all add up to sum(delta)");
+	return $history;
+}
+
+# amcheck on the given tables of the public schema: verify_heapam (TOAST
+# included) finds nothing, and bt_index_check with heapallindexed passes on
+# every index of theirs.  Returns the number of indexes checked.
+sub check_amcheck
+{
+	my ($node, $tables, $label) = @_;
+	my $table_list = join ',', map { "'$_'" } @$tables;
+	my ($ret, $stdout, $stderr) = $node->psql(
+		'postgres', qq{
+SELECT c.relname, v.blkno, v.offnum, v.attnum, v.msg
+  FROM pg_class c,
+       verify_heapam(c.oid, check_toast => true) AS v
+ WHERE c.relname IN ($table_list) AND c.relnamespace = 'public'::regnamespace
+});
+	is($ret, 0, "$label: verify_heapam ran on every table")
+	  or diag($stderr);
+	is($stdout, '', "$label: verify_heapam finds nothing");
+
+	($ret, $stdout, $stderr) = $node->psql(
+		'postgres', qq{
+SELECT count(bt_index_check(i.indexrelid, heapallindexed => true))
+  FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
+ WHERE t.relname IN ($table_list) AND t.relnamespace = 'public'::regnamespace
+});
+	is($ret, 0, "$label: bt_index_check passes on every index")
+	  or diag($stderr);
+	return $stdout;
+}
+
+# The lines of a server log that show trouble whatever the scenario: a
+# PANIC, an assertion, an ERROR, a leak, a page that fails its checks, an
+# I/O failure, a crash.  A backend killed with signal 9 is a test's doing;
+# any other signal is a crash.
+sub log_trouble
+{
+	my ($log) = @_;
+	my $trouble = qr/
+		PANIC: | TRAP: | ERROR: | refcount\ leak | checksum\ verification\ failed
+	  | page\ verification\ failed | invalid\ page
+	  | could\ not\ (?:read|write|fsync) | unexpected\ data\ beyond\ EOF
+	  | was\ terminated\ by\ signal\ (?!9:)
+	/x;
+	return grep { /$trouble/ } split /\n/, $log;
+}
+
+# pg_checksums --check passes on the node, which must be stopped cleanly.
+sub check_pg_checksums
+{
+	my ($node, $label) = @_;
+	command_like(
+		[ 'pg_checksums', '--check', '-D', $node->data_dir ],
+		qr/Bad checksums:\s+0\b/,
+		"$label: pg_checksums --check passes on the stopped cluster");
+	return;
 }
 
 1;

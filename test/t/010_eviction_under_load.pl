@@ -28,6 +28,9 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(usleep);
 
+use CachectlTest qw(start_pgbench finish_pgbench check_pgbench_balances
+  check_amcheck log_trouble check_pg_checksums);
+
 my $scale = 5;                  # pgbench_accounts: about 64 MB, twice the pool
 my $load_clients = 6;
 my $load_threads = 2;           # the machine has two cores
@@ -37,15 +40,6 @@ my $evictor_name = 'cachectl_evictor';
 my @pgbench_tables =
   qw(pgbench_accounts pgbench_branches pgbench_history pgbench_tellers);
 my @checked_tables = (@pgbench_tables, 'eviction_rounds');
-
-# Anything of this kind in the server log is a bug, whatever the scenario.
-# A backend killed with signal 9 is our doing; any other signal is a crash.
-my $log_trouble = qr/
-	PANIC: | TRAP: | ERROR: | refcount\ leak | checksum\ verification\ failed
-  | page\ verification\ failed | invalid\ page
-  | could\ not\ (?:read|write|fsync) | unexpected\ data\ beyond\ EOF
-  | was\ terminated\ by\ signal\ (?!9:)
-/x;
 
 # ---- the node ----
 
@@ -111,36 +105,6 @@ cmp_ok($accounts_blocks, '>', $pool_buffers,
 	'pgbench_accounts does not fit in shared buffers');
 
 # ---- helpers ----
-
-# Starts pgbench in the background against the node, with the given
-# environment added.
-sub start_pgbench
-{
-	my ($environment, @options) = @_;
-	my %run = (stdout => '', stderr => '');
-	local %ENV = (%ENV, %$environment);
-	$run{handle} = IPC::Run::start(
-		[
-			'pgbench', '-n', '-h', $node->host, '-p', $node->port,
-			@options, 'postgres'
-		],
-		'<', \undef, '>', \$run{stdout}, '2>', \$run{stderr},
-		IPC::Run::timeout(
-			$main_seconds + $PostgreSQL::Test::Utils::timeout_default));
-	return \%run;
-}
-
-# Waits for a pgbench started by start_pgbench; returns its exit status and
-# the number of transactions it reports as processed (undef if none).
-sub finish_pgbench
-{
-	my ($run) = @_;
-	$run->{handle}->finish;
-	my $status = $run->{handle}->result(0);
-	my ($transactions) =
-	  $run->{stdout} =~ /number of transactions actually processed: (\d+)/;
-	return ($status, $transactions);
-}
 
 sub scalar_query
 {
@@ -217,18 +181,19 @@ sub run_scenario
 	my $first_round = last_round_id() + 1;
 	my $history_before = history_rows();
 
-	my $load = start_pgbench({ PGAPPNAME => 'pgbench_load' },
-		'-c', $load_clients, '-j', $load_threads, '-T', $seconds);
+	my $load = start_pgbench($node, { PGAPPNAME => 'pgbench_load' },
+		$main_seconds, '-c', $load_clients, '-j', $load_threads, '-T', $seconds);
 	# The evicting session commits its totals asynchronously, so that it
 	# spends its time evicting rather than waiting for WAL flushes (and a
 	# kill is more likely to land in an eviction); a crash may lose the
 	# totals of its last rounds, nothing else.
 	my $evictor = start_pgbench(
+		$node,
 		{
 			PGAPPNAME => $evictor_name,
 			PGOPTIONS => '-c synchronous_commit=off'
 		},
-		'-c', 1, '-j', 1, '-T', $seconds, '-f', $evict_script);
+		$main_seconds, '-c', 1, '-j', 1, '-T', $seconds, '-f', $evict_script);
 
 	if ($interrupt)
 	{
@@ -311,29 +276,7 @@ SELECT coalesce(sum(r.buffers), 0)
        cachectl.shared_residency(t.rel, cascade => true) AS r});
 	note("$scenario: pgbench buffers left after the idle eviction: $left");
 
-	my ($accounts, $tellers, $branches, $abalance, $tbalance, $bbalance,
-		$delta, $history)
-	  = split /\|/, scalar_query(
-		q{
-SELECT (SELECT count(*) FROM pgbench_accounts),
-       (SELECT count(*) FROM pgbench_tellers),
-       (SELECT count(*) FROM pgbench_branches),
-       (SELECT sum(abalance) FROM pgbench_accounts),
-       (SELECT sum(tbalance) FROM pgbench_tellers),
-       (SELECT sum(bbalance) FROM pgbench_branches),
-       (SELECT coalesce(sum(delta), 0) FROM pgbench_history),
-       (SELECT count(*) FROM pgbench_history)});
-	note("$scenario: sum(abalance) $abalance, sum(tbalance) $tbalance, "
-		  . "sum(bbalance) $bbalance, sum(delta) $delta, "
-		  . "$history history rows");
-	is_deeply(
-		[ $accounts, $tellers, $branches ],
-		[ 100_000 * $scale, 10 * $scale, $scale ],
-		"$scenario: no account, teller or branch row is lost or doubled");
-	is_deeply(
-		[ $abalance, $tbalance, $bbalance ],
-		[ $delta, $delta, $delta ],
-		"$scenario: the pgbench balances all add up to sum(delta)");
+	my $history = check_pgbench_balances($node, $scale, $scenario);
 
 	my $added = $history - $load->{history_before};
 	cmp_ok($added, '>', 0, "$scenario: the load committed transactions");
@@ -350,38 +293,16 @@ SELECT (SELECT count(*) FROM pgbench_accounts),
 			"$scenario: every transaction pgbench saw commit survived");
 	}
 
-	my $table_list = join ',', map { "'$_'" } @checked_tables;
-	my ($ret, $stdout, $stderr) = $node->psql(
-		'postgres', qq{
-SELECT c.relname, v.blkno, v.offnum, v.attnum, v.msg
-  FROM pg_class c,
-       verify_heapam(c.oid, check_toast => true) AS v
- WHERE c.relname IN ($table_list) AND c.relnamespace = 'public'::regnamespace
-});
-	is($ret, 0, "$scenario: verify_heapam ran on every table")
-	  or diag($stderr);
-	is($stdout, '', "$scenario: verify_heapam finds nothing");
-
-	($ret, $stdout, $stderr) = $node->psql(
-		'postgres', qq{
-SELECT count(bt_index_check(i.indexrelid, heapallindexed => true))
-  FROM pg_index i JOIN pg_class t ON t.oid = i.indrelid
- WHERE t.relname IN ($table_list) AND t.relnamespace = 'public'::regnamespace
-});
-	is($ret, 0, "$scenario: bt_index_check passes on every index")
-	  or diag($stderr);
-	is($stdout, scalar(@checked_tables) - 1,
+	is(check_amcheck($node, \@checked_tables, $scenario),
+		scalar(@checked_tables) - 1,
 		"$scenario: bt_index_check saw the four primary keys");
 
 	my $log = slurp_file($node->logfile, $log_offset);
-	my @trouble = grep { /$log_trouble/ } split /\n/, $log;
+	my @trouble = log_trouble($log);
 	is_deeply(\@trouble, [], "$scenario: the server log shows no trouble");
 
 	$node->stop;
-	command_like(
-		[ 'pg_checksums', '--check', '-D', $node->data_dir ],
-		qr/Bad checksums:\s+0\b/,
-		"$scenario: pg_checksums --check passes on the stopped cluster");
+	check_pg_checksums($node, $scenario);
 	return;
 }
 

@@ -112,5 +112,31 @@ TEST_CASE("runs and the bits they came from agree on a large pattern") {
     CHECK(view.count() == expected);
 }
 
+TEST_CASE("long runs, counted and skipped a word at a time, match a bit-by-bit count") {
+    // Runs hundreds of bits long at odd offsets: whole 64-bit words of set
+    // and clear bits, and the partial words and bytes around them.
+    const std::int64_t size = 20011;
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(bitmap_bytes(size)));
+    BitmapView view(bytes, size);
+    std::vector<BlockRange> expected_runs;
+    for (std::int64_t first = 3; first < size; first += 1100) {
+        const BlockRange run{first, std::min<std::int64_t>(517 + first % 7, size - first)};
+        for (std::int64_t index = run.first; index < run.end(); ++index)
+            view.set(index);
+        expected_runs.push_back(run);
+    }
+    CHECK(view.runs() == expected_runs);
+    auto slow_count = [&view](std::int64_t from, std::int64_t to) {
+        std::int64_t total = 0;
+        for (std::int64_t index = from; index < to; ++index)
+            total += view.test(index) ? 1 : 0;
+        return total;
+    };
+    for (std::int64_t from = 0; from < size; from += 613)
+        for (std::int64_t to = from; to <= size; to += 1531)
+            REQUIRE(view.count(from, to) == slow_count(from, to));
+    CHECK(view.count() == slow_count(0, size));
+}
+
 } // namespace
 } // namespace pg_cachectl
