@@ -5,6 +5,7 @@
 #   make unittest   the core's Catch2 tests, no server needed
 #   make bench      install, run every benchmark, write bench/results/REPORT.md and plots
 #                   (QUICK=1: small sizes, one run each, under five minutes)
+#   make pgxn-zip   the PGXN source distribution (debian/ builds the Debian package)
 
 EXTENSION = pg_cachectl
 MODULE_big = pg_cachectl
@@ -92,11 +93,19 @@ override with_llvm = no
 
 include $(PGXS)
 
+# A VPATH build (Debian's pg_buildext builds in build-VERSION/, see debian/)
+# writes its objects into directories of its own, which must exist.
+ifdef VPATH
+$(shell mkdir -p src/pg src/core)
+endif
+
 # The core is compiled without the server's include path (no $(CPPFLAGS)),
 # so an #include "postgres.h" there cannot build: the core stays server-free.
+# It keeps the server build's _FORTIFY_SOURCE level (Debian's has one).
 CORE_INCLUDES = -I$(srcdir)/include
+CORE_HARDENING = $(filter -D_FORTIFY_SOURCE%,$(CPPFLAGS))
 src/core/%.o: src/core/%.cpp
-	$(CXX) $(CXXFLAGS) $(CFLAGS_SL) $(CORE_INCLUDES) -c -o $@ $<
+	$(CXX) $(CXXFLAGS) $(CFLAGS_SL) $(CORE_HARDENING) $(CORE_INCLUDES) -c -o $@ $<
 
 # ---- unit tests of the core (Catch2, no server) ----
 UNIT_TEST_SOURCES = $(wildcard test/unit/*.cpp)
@@ -127,6 +136,12 @@ unittest-sanitized: $(SANITIZED_DIR)/unit_tests
 
 demo:
 	bash scripts/demo.sh
+
+# The PGXN source distribution, NAME-VERSION.zip of the committed tree (HEAD),
+# after checking its META.json against the PGXN Meta Spec and the tree.
+.PHONY: pgxn-zip
+pgxn-zip:
+	bash scripts/pgxn_zip.sh
 
 test:
 	bash test/run_all.sh

@@ -21,7 +21,20 @@ PACKAGES=(
     flex                        #   the tests run on (scripts/build_pg_from_source.sh)
     zlib1g-dev
     bzip2                       #   unpacks the source package's tarball
+    debhelper                   # the Debian package (debian/, test/t/040)
+    postgresql-server-dev-all   # pg_buildext, for the Debian package
+    dpkg-dev                    # dpkg-buildpackage
 )
+# The server and its headers are installed together, so they stay one release.
+TOGETHER=(postgresql-15 postgresql-server-dev-15)
+
+# lintian brings ~120 packages (about a minute of apt): only the package test
+# (test/t/040_debian_package.pl) needs it, and asks for it with
+# `install_deps.sh lintian`, which installs nothing else.
+if [ "${1:-}" = lintian ]; then
+    PACKAGES=(lintian)
+    TOGETHER=()
+fi
 
 missing=()
 for package in "${PACKAGES[@]}"; do
@@ -32,7 +45,7 @@ done
 # The server must match the headers we compile against (same minor release).
 server_version=$(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null || true)
 headers_version=$(dpkg-query -W -f='${Version}' postgresql-server-dev-15 2>/dev/null || true)
-if [ -n "$server_version" ] && [ -n "$headers_version" ] && [ "$server_version" != "$headers_version" ]; then
+if [ ${#TOGETHER[@]} -gt 0 ] && [ -n "$server_version" ] && [ -n "$headers_version" ] && [ "$server_version" != "$headers_version" ]; then
     missing+=(postgresql-15 postgresql-server-dev-15)
 fi
 
@@ -49,5 +62,5 @@ fi
 echo "install_deps: installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" postgresql-15 postgresql-server-dev-15 >/dev/null
+apt-get install -y -qq --no-install-recommends "${missing[@]}" "${TOGETHER[@]}" >/dev/null
 echo "install_deps: done"

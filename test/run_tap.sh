@@ -34,6 +34,7 @@ set +e
     PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
     TESTDIR="$workdir" \
     PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \
+    PG_CACHECTL_SOURCE_DIR="$top" \
     prove -v "${exec_args[@]}" "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
 status=${PIPESTATUS[0]}
 set -e
