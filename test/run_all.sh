@@ -57,11 +57,9 @@ run_suite() {
     count_suite "$label" "$log"
 }
 
-# A fuzzing or soak duration for an extra version: the caller's value, at
-# most 60 s, so a fresh CI machine stays well inside its time limit.
 # The long tests (fuzzing, sqlsmith, soak) run their full time on the
-# default server and at most this long on the other versions, so the whole
-# CI stays inside 45 minutes.
+# default server and at most this long on the other versions (the caller's
+# value if shorter), so the whole CI stays inside 45 minutes.
 EXTRA_VERSION_LONG_TEST_SECONDS=30
 at_most_extra_seconds() {
     local value=${!1:-$EXTRA_VERSION_LONG_TEST_SECONDS}
