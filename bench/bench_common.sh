@@ -1,7 +1,12 @@
-# bench_common.sh — what every benchmark script shares, sourced after
-# scripts/cluster.sh: a work folder removed (and the cluster stopped) on any
-# exit, messages, the time and arithmetic helpers the scripts time with, and
-# the machine-readable result lines bench/report.sh collects.
+# bench_common.sh — what every benchmark script shares (it sources
+# scripts/cluster.sh and sets ROOT, the checkout): a work folder removed (and
+# the cluster stopped) on any exit, messages, the time and arithmetic helpers
+# the scripts time with, the machine's description, the table most scripts
+# measure, and the machine-readable result lines bench/report.sh collects.
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../scripts/cluster.sh
+. "$ROOT/scripts/cluster.sh"
 
 # bench_start NAME — the script's name for its errors; sets WORK, a fresh
 # folder the postgres user can read, and the exit traps that clean up.
@@ -33,6 +38,36 @@ calc() { awk "BEGIN { printf \"%s\", ($1) }" </dev/null; }
 
 # psql against the bench cluster's postgres database, unaligned, tuples only.
 sql() { cluster_psql -d postgres -At -q "$@"; }
+
+# The file system type of the folder $1 (ext4, xfs, tmpfs, ...).
+filesystem_of() { findmnt -n -o FSTYPE --target "$1" 2>/dev/null || stat -f -c %T "$1"; }
+
+# Kernel, architecture, CPUs and memory, for the scripts' headers.
+machine_summary() {
+    echo "$(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+}
+
+# build_table_t BLOCKS — table t of BLOCKS 8 kB blocks (two ~4 KB rows a
+# block, STORAGE PLAIN so nothing goes to TOAST), in one transaction, then a
+# checkpoint.  Sets T_BLOCKS (as measured) and T_BUILD_S (seconds taken).
+# psql runs in the background so a TERM reaches the script's trap at once.
+build_table_t() {
+    local t0 t1
+    t0=$(now_us)
+    (sql -v rows=$(($1 * 2)) <<'SQL'
+BEGIN;
+CREATE TABLE t (id int, pad text);
+ALTER TABLE t ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO t SELECT g, repeat('x', 4040) FROM generate_series(1, :rows) g;
+COMMIT;
+CHECKPOINT;
+SQL
+    ) &
+    wait $!
+    t1=$(now_us)
+    T_BLOCKS=$(sql -c "SELECT pg_relation_size('t') / current_setting('block_size')::int")
+    T_BUILD_S=$(calc "($t1 - $t0) / 1e6")
+}
 
 # Machine-readable results, one tab-separated line each, for bench/report.sh.
 # They go to the file $BENCH_TSV when it is set (bench/run_all.sh sets it),

@@ -43,9 +43,6 @@ set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-# shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
-. "$ROOT/scripts/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
@@ -115,7 +112,7 @@ restart_server() {   # restart_server — fast stop, start; waits until it accep
 read -r DEV_SOURCE DEV_NAME <<<"$(device_of "$DATA")"
 READ_AHEAD_KB=$(cat "/sys/class/block/$DEV_NAME/queue/read_ahead_kb" 2>/dev/null || echo '?')
 MAX_SECTORS_KB=$(cat "/sys/class/block/$DEV_NAME/queue/max_sectors_kb" 2>/dev/null || echo '?')
-FS_TYPE=$(findmnt -n -o FSTYPE --target "$DATA" 2>/dev/null || stat -f -c %T "$DATA")
+FS_TYPE=$(filesystem_of "$DATA")
 NBUFFERS=$(sql -c "SELECT setting FROM pg_settings WHERE name = 'shared_buffers'")
 ENGINE=$(sql -c "SELECT cachectl.os_engine()")
 PAGE_SIZE=$(getconf PAGESIZE)
@@ -124,7 +121,7 @@ HUGE_PAGES=$(sql -c "SHOW huge_pages")
 HUGE_TOTAL=$(awk '/HugePages_Total/ { print $2 }' /proc/meminfo)
 
 say "pg_cachectl both-layer benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'))"
-say "  machine        : Linux $(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo), OS page $PAGE_SIZE bytes"
+say "  machine        : Linux $(machine_summary), OS page $PAGE_SIZE bytes"
 say "  data directory : $FS_TYPE on $DEV_SOURCE (device $DEV_NAME: read_ahead_kb=$READ_AHEAD_KB, max_sectors_kb=$MAX_SECTORS_KB)"
 say "  PostgreSQL     : $(sql -c "SELECT version()" | cut -d, -f1)"
 say "  shared buffers : $SHARED_BUFFERS = $NBUFFERS buffers; cachectl.prewarm_max_share = 1; OS engine: $ENGINE"
@@ -234,19 +231,7 @@ PAGES_PER_BLOCK=$(sql -c "SELECT current_setting('block_size')::int / $PAGE_SIZE
 # ---------------------------------------------------------------------------
 say ""
 say "building table t: $REL_BLOCKS blocks (two ~4 KB rows per block, STORAGE PLAIN, one transaction)"
-t0=$(now_us)
-(sql -v rows=$((REL_BLOCKS * 2)) <<'SQL'
-BEGIN;
-CREATE TABLE t (id int, pad text);
-ALTER TABLE t ALTER COLUMN pad SET STORAGE PLAIN;
-INSERT INTO t SELECT g, repeat('x', 4040) FROM generate_series(1, :rows) g;
-COMMIT;
-CHECKPOINT;
-SQL
-) &
-wait $!
-t1=$(now_us)
-T_BLOCKS=$(sql -c "SELECT pg_relation_size('t') / current_setting('block_size')::int")
+build_table_t "$REL_BLOCKS"
 T_GIB=$(fmt "$T_BLOCKS * 8192 / 1073741824" 2)
 T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
 T_FILES=("$T_PATH")
@@ -254,7 +239,7 @@ for ((seg = 1; ; seg++)); do
     [ -e "$T_PATH.$seg" ] || break
     T_FILES+=("$T_PATH.$seg")
 done
-say "  t: $T_BLOCKS blocks ($T_GIB GiB, ${#T_FILES[@]} segment files) in $(fmt "($t1 - $t0) / 1e6") s"
+say "  t: $T_BLOCKS blocks ($T_GIB GiB, ${#T_FILES[@]} segment files) in $(fmt "$T_BUILD_S") s"
 check "$T_BLOCKS == $REL_BLOCKS" "t has $T_BLOCKS blocks, expected $REL_BLOCKS"
 Q1=$((T_BLOCKS / 4)) H=$((T_BLOCKS / 2)) Q3=$((3 * T_BLOCKS / 4))
 

@@ -39,9 +39,6 @@ set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-# shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
-. "$ROOT/scripts/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
@@ -198,10 +195,10 @@ LOCK_BATCH=$(sql -c "SELECT current_setting('max_locks_per_transaction')::int
                   current_setting('autovacuum_max_workers'))::int + 1
        + current_setting('max_worker_processes')::int + current_setting('max_wal_senders')::int
        + current_setting('max_prepared_transactions')::int) / 4")
-FS_TYPE=$(findmnt -n -o FSTYPE --target "$DATA" 2>/dev/null || stat -f -c %T "$DATA")
+FS_TYPE=$(filesystem_of "$DATA")
 
 say "pg_cachectl eviction benchmark"
-say "  machine        : $(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo), data directory on $FS_TYPE"
+say "  machine        : $(machine_summary), data directory on $FS_TYPE"
 say "  PostgreSQL     : $(sql -c "SELECT version()" | cut -d, -f1) ($PG_CONFIG)"
 say "  shared buffers : $SHARED_BUFFERS = $NBUFFERS buffers; every evict call scans all $NBUFFERS descriptors"
 say "  settings       : wal_level=minimal, full_page_writes=off, max_wal_size=8GB, autovacuum off"
@@ -212,21 +209,9 @@ emit_info shared_buffers "$SHARED_BUFFERS"
 # ---------------------------------------------------------------------------
 say ""
 say "1. building table t: $REL_BLOCKS blocks (two ~4 KB rows per block, STORAGE PLAIN)"
-t0=$(now_us)
-(sql -v rows=$((REL_BLOCKS * 2)) <<'SQL'
-BEGIN;
-CREATE TABLE t (id int, pad text);
-ALTER TABLE t ALTER COLUMN pad SET STORAGE PLAIN;
-INSERT INTO t SELECT g, repeat('x', 4040) FROM generate_series(1, :rows) g;
-COMMIT;
-CHECKPOINT;
-SQL
-) &
-wait $!
-t1=$(now_us)
-T_BLOCKS=$(sql -c "SELECT pg_relation_size('t') / current_setting('block_size')::int")
+build_table_t "$REL_BLOCKS"
 T_SIZE="$(calc "$T_BLOCKS * 8192 / 1073741824") GiB"
-say "  t: $T_BLOCKS blocks ($T_SIZE) in $(calc "($t1 - $t0) / 1e6") s, $(calc "100 * $T_BLOCKS / $NBUFFERS")% of the pool"
+say "  t: $T_BLOCKS blocks ($T_SIZE) in $T_BUILD_S s, $(calc "100 * $T_BLOCKS / $NBUFFERS")% of the pool"
 check "$T_BLOCKS == $REL_BLOCKS" "t has $T_BLOCKS blocks, expected $REL_BLOCKS"
 # t's files, every fork and segment: synced before each dirty round, so that
 # the kernel's writeback of the previous round does not compete with it.

@@ -29,9 +29,6 @@ set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-# shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
-. "$ROOT/scripts/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
@@ -100,9 +97,9 @@ SQL
 Q_OURS="SELECT coalesce(sum(buffers_evicted), 0), coalesce(sum(buffers_flushed), 0), coalesce(sum(buffers_skipped), 0) FROM cachectl.evict('t')"
 Q_CORE="SELECT buffers_evicted, buffers_flushed, buffers_skipped FROM pg_buffercache_evict_relation('t')"
 
-FS_TYPE=$(findmnt -n -o FSTYPE --target "$DATA" 2>/dev/null || stat -f -c %T "$DATA")
+FS_TYPE=$(filesystem_of "$DATA")
 say "pg_cachectl eviction versus pool size"
-say "  machine        : $(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo), data directory on $FS_TYPE"
+say "  machine        : $(machine_summary), data directory on $FS_TYPE"
 say "  PostgreSQL     : $(sql -c "SELECT version()" | cut -d, -f1) ($PG_CONFIG)"
 say "  pools          : $POOLS; half of each filled with t's first blocks; $ROUNDS round(s) per case"
 say "  core 18        : $([ "$HAVE_CORE" = 1 ] && echo "pg_buffercache_evict_relation timed in the same rounds" || echo "not on PostgreSQL $PG_MAJOR: ours only")"
@@ -111,20 +108,8 @@ emit_info shared_buffers "$POOLS (one restart each)"
 
 say ""
 say "building table t: $T_BLOCKS_WANTED blocks (two ~4 KB rows per block, STORAGE PLAIN, one transaction)"
-t0=$(now_us)
-(sql -v rows=$((T_BLOCKS_WANTED * 2)) <<'SQL'
-BEGIN;
-CREATE TABLE t (id int, pad text);
-ALTER TABLE t ALTER COLUMN pad SET STORAGE PLAIN;
-INSERT INTO t SELECT g, repeat('x', 4040) FROM generate_series(1, :rows) g;
-COMMIT;
-CHECKPOINT;
-SQL
-) &
-wait $!
-t1=$(now_us)
-T_BLOCKS=$(sql -c "SELECT pg_relation_size('t') / current_setting('block_size')::int")
-say "  t: $T_BLOCKS blocks in $(calc "($t1 - $t0) / 1e6") s"
+build_table_t "$T_BLOCKS_WANTED"
+say "  t: $T_BLOCKS blocks in $T_BUILD_S s"
 [ "$T_BLOCKS" = "$T_BLOCKS_WANTED" ] || die "t has $T_BLOCKS blocks, expected $T_BLOCKS_WANTED"
 T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
 T_FILES=()

@@ -42,9 +42,6 @@ set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-# shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
-. "$ROOT/scripts/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
@@ -94,7 +91,7 @@ PSQL=("$PG_BINDIR/psql" -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres -X -
 [ "$(id -u)" = 0 ] && PSQL=(runuser -u postgres -- "${PSQL[@]}")
 
 # The block device under the data directory, and its queue settings.
-FS_TYPE=$(findmnt -n -o FSTYPE --target "$DATA" 2>/dev/null || stat -f -c %T "$DATA")
+FS_TYPE=$(filesystem_of "$DATA")
 FS_SOURCE=$(findmnt -n -o SOURCE --target "$DATA" 2>/dev/null || echo '?')
 DEV_NAME=$(basename "$(readlink -f "$FS_SOURCE" 2>/dev/null || echo "$FS_SOURCE")")
 QUEUE=/sys/class/block/$DEV_NAME/queue
@@ -109,7 +106,7 @@ ENGINE=$(sql -c "SELECT cachectl.os_engine()")
 CACHECTL_VERSION=$(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')
 
 say "pg_cachectl OS page-cache load benchmark"
-say "  kernel           : $(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+say "  kernel           : $(machine_summary)"
 say "  data directory   : $FS_TYPE on $FS_SOURCE; device $DEV_NAME: read_ahead_kb=$READ_AHEAD_KB max_sectors_kb=$MAX_SECTORS_KB"
 say "  PostgreSQL       : $(sql -c "SHOW server_version"), shared_buffers = $(sql -c "SHOW shared_buffers"); pg_cachectl $CACHECTL_VERSION; engine $ENGINE"
 say "  OS page size     : $PAGE_SIZE bytes"

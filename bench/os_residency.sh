@@ -33,9 +33,6 @@ set -euo pipefail
 export LC_ALL=C
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-ROOT=$(dirname "$HERE")
-# shellcheck source-path=SCRIPTDIR source=../scripts/cluster.sh
-. "$ROOT/scripts/cluster.sh"
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
@@ -181,10 +178,10 @@ sql -c "CREATE EXTENSION pg_cachectl" -c "CREATE EXTENSION pgfincore"
 PAGE_SIZE=$(getconf PAGESIZE)
 ENGINE_AUTO=$(sql -c "SELECT cachectl.os_engine()")
 PG_VERSION_STR=$(sql -c "SHOW server_version")
-FS_TYPE=$(findmnt -n -o FSTYPE --target "$DATA" 2>/dev/null || stat -f -c %T "$DATA")
+FS_TYPE=$(filesystem_of "$DATA")
 
 say "pg_cachectl OS-residency benchmark"
-say "  kernel           : $(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
+say "  kernel           : $(machine_summary)"
 say "  PostgreSQL       : $PG_VERSION_STR, data directory on $FS_TYPE"
 say "  OS page size     : $PAGE_SIZE bytes (pgfincore's pgsysconf(): $(sql -c "SELECT os_page_size FROM pgsysconf()"))"
 say "  engine (auto)    : cachectl.os_engine() = $ENGINE_AUTO"
