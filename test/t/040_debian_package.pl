@@ -30,6 +30,7 @@
 use strict;
 use warnings;
 
+use CommandOutput qw(run_capturing);
 use Cwd ();
 use Digest::SHA ();
 use File::Copy ();
@@ -45,22 +46,6 @@ my $source_dir = $ENV{PG_CACHECTL_SOURCE_DIR};
 my $started = Time::HiRes::time();
 
 # ---- helpers ----
-
-# Runs a command; returns its exit status and its output (stdout and stderr).
-sub run_capturing
-{
-	my @command = @_;
-	my $pid = open(my $output, '-|') // die "fork: $!";
-	if ($pid == 0)
-	{
-		open(STDERR, '>&', \*STDOUT) or die "dup: $!";
-		exec(@command) or die "exec $command[0]: $!";
-	}
-	local $/;
-	my $text = <$output> // '';
-	close($output);
-	return ($? >> 8, $text);
-}
 
 # Runs a long command with its output in a log file; on failure, shows the
 # log's end.  Returns true on success.

@@ -20,6 +20,7 @@
 use strict;
 use warnings;
 
+use CommandOutput qw(run_capturing);
 use File::Copy ();
 use File::Path ();
 use File::Temp ();
@@ -34,22 +35,6 @@ plan skip_all => 'PG_CACHECTL_SOURCE_DIR is not set (run it through test/run_tap
 my $checker = "$source_dir/scripts/check_pgxn_meta.pl";
 my $work = File::Temp::tempdir('cachectl-meta.XXXXXX', TMPDIR => 1, CLEANUP => 1);
 my $json = JSON::PP->new->canonical->pretty;
-
-# Runs a command; returns its exit status and its output (stdout and stderr).
-sub run_capturing
-{
-	my @command = @_;
-	my $pid = open(my $output, '-|') // die "fork: $!";
-	if ($pid == 0)
-	{
-		open(STDERR, '>&', \*STDOUT) or die "dup: $!";
-		exec(@command) or die "exec $command[0]: $!";
-	}
-	local $/;
-	my $text = <$output> // '';
-	close($output);
-	return ($? >> 8, $text);
-}
 
 sub write_file
 {
