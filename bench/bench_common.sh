@@ -47,6 +47,29 @@ machine_summary() {
     echo "$(uname -r) ($(uname -m)), $(nproc) CPUs, $(awk '/MemTotal/ { printf "%.1f GiB RAM", $2 / 1048576 }' /proc/meminfo)"
 }
 
+# find_t_files — T_PATH, the first segment file of table t's main fork in
+# the data directory $DATA, and T_FILES, every segment file it has.
+find_t_files() {
+    local seg
+    T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
+    T_FILES=("$T_PATH")
+    for ((seg = 1; ; seg++)); do
+        [ -e "$T_PATH.$seg" ] || break
+        T_FILES+=("$T_PATH.$seg")
+    done
+}
+
+# find_t_files_every_fork — T_PATH as find_t_files, and T_FILES, every file
+# of table t: all segments of all its forks.
+find_t_files_every_fork() {
+    local f
+    T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
+    T_FILES=()
+    for f in "$T_PATH" "$T_PATH".[0-9]* "$T_PATH"_*; do
+        [ -e "$f" ] && T_FILES+=("$f")
+    done
+}
+
 # build_table_t BLOCKS — table t of BLOCKS 8 kB blocks (two ~4 KB rows a
 # block, STORAGE PLAIN so nothing goes to TOAST), in one transaction, then a
 # checkpoint.  Sets T_BLOCKS (as measured) and T_BUILD_S (seconds taken).

@@ -233,12 +233,7 @@ say ""
 say "building table t: $REL_BLOCKS blocks (two ~4 KB rows per block, STORAGE PLAIN, one transaction)"
 build_table_t "$REL_BLOCKS"
 T_GIB=$(fmt "$T_BLOCKS * 8192 / 1073741824" 2)
-T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
-T_FILES=("$T_PATH")
-for ((seg = 1; ; seg++)); do
-    [ -e "$T_PATH.$seg" ] || break
-    T_FILES+=("$T_PATH.$seg")
-done
+find_t_files
 say "  t: $T_BLOCKS blocks ($T_GIB GiB, ${#T_FILES[@]} segment files) in $(fmt "$T_BUILD_S") s"
 check "$T_BLOCKS == $REL_BLOCKS" "t has $T_BLOCKS blocks, expected $REL_BLOCKS"
 Q1=$((T_BLOCKS / 4)) H=$((T_BLOCKS / 2)) Q3=$((3 * T_BLOCKS / 4))

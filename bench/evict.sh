@@ -215,11 +215,7 @@ say "  t: $T_BLOCKS blocks ($T_SIZE) in $T_BUILD_S s, $(calc "100 * $T_BLOCKS / 
 check "$T_BLOCKS == $REL_BLOCKS" "t has $T_BLOCKS blocks, expected $REL_BLOCKS"
 # t's files, every fork and segment: synced before each dirty round, so that
 # the kernel's writeback of the previous round does not compete with it.
-T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
-T_FILES=()
-for f in "$T_PATH" "$T_PATH".[0-9]* "$T_PATH"_*; do
-    [ -e "$f" ] && T_FILES+=("$f")
-done
+find_t_files_every_fork
 sync_t() { sync "${T_FILES[@]}"; }
 # untimed warm-up: leaves no page of t (any fork) in shared buffers
 sql -c "SELECT sum(buffers_evicted) FROM cachectl.evict('t')" >/dev/null

@@ -111,11 +111,7 @@ say "building table t: $T_BLOCKS_WANTED blocks (two ~4 KB rows per block, STORAG
 build_table_t "$T_BLOCKS_WANTED"
 say "  t: $T_BLOCKS blocks in $T_BUILD_S s"
 [ "$T_BLOCKS" = "$T_BLOCKS_WANTED" ] || die "t has $T_BLOCKS blocks, expected $T_BLOCKS_WANTED"
-T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
-T_FILES=()
-for f in "$T_PATH" "$T_PATH".[0-9]* "$T_PATH"_*; do
-    [ -e "$f" ] && T_FILES+=("$f")
-done
+find_t_files_every_fork
 
 # round TOOL CASE N — one round in one session over t's first N blocks; prints
 # "buffers dirty ms evicted flushed skipped after"

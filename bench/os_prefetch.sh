@@ -132,12 +132,7 @@ wait $!
 # empties shared buffers.
 as_postgres "$PG_BINDIR/pg_ctl" -D "$DATA" -l "$CLUSTER_DIR/server.log" -m fast -w restart >/dev/null
 t1=$(now_us)
-T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
-T_FILES=("$T_PATH")
-for ((seg = 1; ; seg++)); do
-    [ -e "$T_PATH.$seg" ] || break
-    T_FILES+=("$T_PATH.$seg")
-done
+find_t_files
 T_SIZE=$(sql -c "SELECT pg_relation_size('t')")
 T_BLOCKS=$((T_SIZE / 8192))
 say "  created and written out in $(calc "($t1 - $t0) / 1000000") s: $T_SIZE bytes ($(calc "$T_SIZE / 1e9") GB), ${#T_FILES[@]} segment files"

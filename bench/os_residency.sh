@@ -244,12 +244,7 @@ SQL
     t1=$(now_us)
     RESTART_S=$(calc "($t1 - $t0) / 1000000")
 
-    T_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('t')")
-    T_FILES=("$T_PATH")
-    for ((seg = 1; ; seg++)); do
-        [ -e "$T_PATH.$seg" ] || break
-        T_FILES+=("$T_PATH.$seg")
-    done
+    find_t_files
     T_SIZE=$(sql -c "SELECT pg_relation_size('t')")
     T_TOTAL=$(sql -c "SELECT pg_size_pretty(pg_table_size('t'))")
     say "  created in ${CREATE_S} s (+ ${RESTART_S} s restart to write it out)"
