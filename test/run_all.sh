@@ -44,6 +44,10 @@ count_suite() {
         return
     fi
     summary+=("$label ${line}")
+    # the names of failed assertions, so the summary says what to look at
+    while IFS= read -r line; do
+        summary+=("  $label ${line}")
+    done < <(grep -E '^FAILED: ' "$log" | head -n 20)
     total_passed=$((total_passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
     total_failed=$((total_failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
 }

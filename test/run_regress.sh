@@ -34,5 +34,6 @@ if [ "$status" != 0 ]; then
     [ -d "$workdir/log" ] && tail -n 50 "$workdir"/log/postmaster.log 2>/dev/null || true
     [ "$failed" = 0 ] && failed=1
 fi
+grep -E '\.\.\. FAILED|^not ok ' "$workdir/pg_regress.out" | sed 's/^/FAILED: /' || true
 echo "regress: $passed passed, $failed failed"
 exit "$status"

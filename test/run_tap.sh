@@ -51,5 +51,9 @@ if [ "$status" != 0 ]; then
         tail -n 40 "$log"
     done
 fi
+# Which assertions failed, after the logs so a reader of the tail sees them.
+awk '/^test\/t\/[^ ]+\.pl \.*/ { file = $1 }
+     /^not ok [0-9]+/ { print "FAILED: " file ": " $0 }
+     /^Dubious, test returned/ { print "FAILED: " file ": " $0 }' "$workdir/prove.out"
 echo "tap: $passed passed, $failed failed"
 exit "$status"
