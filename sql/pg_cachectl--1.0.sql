@@ -479,7 +479,7 @@ CREATE TABLE cachectl.snapshot (
     fork text NOT NULL CHECK (fork IN ('main', 'fsm', 'vm', 'init')),
     layer text NOT NULL CHECK (layer IN ('shared', 'os')),
     fork_blocks int8 NOT NULL CHECK (fork_blocks >= 0),
-    block_count int8 NOT NULL CHECK (block_count > 0),
+    block_count int8 NOT NULL CHECK (block_count >= 0),
     blocks int8multirange NOT NULL,
     PRIMARY KEY (label, relation, fork, layer)
 );
@@ -711,6 +711,23 @@ BEGIN
       JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
                AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
         ON m.relation = b.relation;
+
+    -- A named relation with nothing cached still gets a row, one with no
+    -- blocks: the label then exists, and restore() of it loads nothing
+    -- instead of failing with "does not exist" (a cron job that snapshots a
+    -- cold table must not break the job that restores it).
+    IF rels IS NOT NULL THEN
+        INSERT INTO cachectl.snapshot
+        SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
+               m.owner_table, m.owner_table_name, m.relfilenode, 'main', 'os',
+               COALESCE(pg_relation_size(m.relation::regclass, 'main') / v_block_size, 0),
+               0, '{}'::int8multirange
+          FROM unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
+                   AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
+         WHERE EXISTS (SELECT FROM pg_class AS c WHERE c.oid = m.relation)
+           AND NOT EXISTS (SELECT FROM cachectl.snapshot AS s
+                            WHERE s.label = v_label AND s.relation = m.relation);
+    END IF;
 
     SELECT count(DISTINCT s.relation), count(*),
            COALESCE(sum(s.block_count) FILTER (WHERE s.layer = 'shared'), 0),

@@ -164,6 +164,23 @@ SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_af
 FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 \set VERBOSITY sqlstate
 
+-- ---- a relation with nothing cached: a row with no blocks, restore loads nothing ----
+CREATE TABLE snap_cold (id int);
+INSERT INTO snap_cold SELECT generate_series(1, 1000);
+SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_cold');
+SELECT relations, rows_recorded, shared_blocks, os_blocks FROM cachectl.snapshot('cold', ARRAY['snap_cold'::regclass]);
+SELECT relation_name, fork, layer, block_count, isempty(blocks) AS no_blocks, fork_blocks > 0 AS sized
+FROM cachectl.snapshot WHERE label = 'cold';
+CALL cachectl.restore('cold') \gset cold_
+SELECT :cold_relations_warmed AS warmed, :cold_relations_skipped AS skipped,
+       :cold_shared_blocks_loaded AS shared_loaded, :cold_os_blocks_loaded AS os_loaded;
+SELECT fork, shared_blocks, os_blocks FROM cachectl.status('snap_cold') WHERE fork = 'main';
+-- once cached, the next snapshot of the label replaces the empty row
+SELECT count(*) AS rows FROM snap_cold;
+SELECT relations, shared_blocks > 0 AS shared FROM cachectl.snapshot('cold', ARRAY['snap_cold'::regclass]);
+SELECT count(*) FILTER (WHERE block_count = 0) AS empty_rows FROM cachectl.snapshot WHERE label = 'cold';
+DROP TABLE snap_cold;
+
 -- ---- bad input ----
 CALL cachectl.restore('no such label');
 CALL cachectl.restore('regress', target => 'disk');

@@ -207,7 +207,7 @@ WITH shared_now AS (
 SELECT string_agg(format('%s %s %s', s.relation_name, s.fork, s.layer), ', ')
   FROM cachectl.snapshot s
   LEFT JOIN shared_now n ON s.layer = 'shared' AND n.relation = s.relation AND n.fork = s.fork
- WHERE s.label = 'morning'
+ WHERE s.label = 'morning' AND s.block_count > 0
    AND NOT CASE s.layer
        WHEN 'shared' THEN COALESCE(n.blocks @> s.blocks, false)
        ELSE COALESCE((SELECT range_agg(int8range(o.first_block, o.first_block + o.block_count))

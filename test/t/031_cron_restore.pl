@@ -98,7 +98,7 @@ my $missing = $node->safe_psql(
 	'postgres', q{
 SELECT string_agg(format('%s %s %s', s.relation_name, s.fork, s.layer), ', ')
   FROM cachectl.snapshot s
- WHERE s.label = 'morning'
+ WHERE s.label = 'morning' AND s.block_count > 0
    AND NOT COALESCE(CASE s.layer
        WHEN 'shared' THEN
            (SELECT range_agg(int8range(b.first_block, b.first_block + b.block_count))
