@@ -44,12 +44,13 @@ count_suite() {
         return
     fi
     summary+=("$label ${line}")
-    # the names of failed assertions, so the summary says what to look at
-    while IFS= read -r line; do
-        summary+=("  $label ${line}")
-    done < <(grep -E '^FAILED: ' "$log" | head -n 20)
     total_passed=$((total_passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
     total_failed=$((total_failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
+    # the names of failed assertions, so the summary says what to look at
+    local failure
+    while IFS= read -r failure; do
+        summary+=("  $label ${failure}")
+    done < <(grep -E '^FAILED: ' "$log" | head -n 20)
 }
 
 # run_suite LABEL LOGNAME COMMAND... — runs a runner, shows and counts it.
@@ -131,6 +132,8 @@ echo "==== summary"
 for line in "${summary[@]}"; do
     echo "${line# }"
 done
+# a run that counted nothing has failed, whatever the runners returned
+[ "$total_passed" -gt 0 ] || { total_failed=$((total_failed + 1)); echo "no test was counted"; }
 [ "$total_failed" -gt 0 ] && suite_status=1
 echo "$total_passed passed, $total_failed failed"
 exit "$suite_status"
