@@ -126,6 +126,10 @@ class ForkPrefetch {
     std::vector<PendingPiece> pending_;
     std::int64_t pages_resident_ = 0;
     std::int64_t pages_resident_done_ = 0; // in pieces already complete
+    // The most pages ever seen resident: only passing it is progress, so
+    // pages another session drops and then reads again while we wait do
+    // not keep the wait alive for ever.
+    std::int64_t most_pages_resident_ = 0;
     bool readvised_ = false;
     bool stalled_ = false;
     std::chrono::steady_clock::time_point started_;

@@ -265,8 +265,10 @@ void ForkPrefetch::poll_pending() {
         resident_now += piece.resident;
     }
     pending_ = std::move(still_pending);
-    if (resident_now > pages_resident_)
+    if (resident_now > most_pages_resident_) {
+        most_pages_resident_ = resident_now;
         last_progress_ = Clock::now();
+    }
     pages_resident_ = resident_now;
 }
 

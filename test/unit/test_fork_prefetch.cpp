@@ -9,8 +9,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <fcntl.h>
 #include <thread>
+#include <unistd.h>
 #include <vector>
 
 namespace pg_cachectl {
@@ -208,6 +210,50 @@ TEST_CASE("a throttled job asks the shim to pause, in bursts of a tenth of a sec
     }
     CHECK(job.willneed_calls() >= 9); // about ten bursts
     CHECK(paused_us >= 800000);       // most of a second spent waiting for the rate
+}
+
+TEST_CASE("pages another session keeps dropping and reading back do not keep the wait alive") {
+    TempFile file;
+    file.append(64 * block_size);
+    file.drop_from_cache();
+    // Another session, for up to 20 s: keeps dropping page 0 (every
+    // millisecond, so it is never seen cached) and drops page 1 and reads it
+    // back every 30 ms.  The count of resident pages goes up and down and
+    // never reaches all.
+    std::atomic<bool> stop{false};
+    std::atomic<bool> churn_ended{false};
+    std::atomic<bool> read_failed{false};
+    std::thread churn([&] {
+        const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+        std::vector<char> page(static_cast<std::size_t>(page_size()));
+        const auto keep_page_0_out = [&] {
+            for (int tick = 0; tick < 30 && !stop; ++tick) {
+                ::posix_fadvise(file.fd(), 0, page_size(), POSIX_FADV_DONTNEED);
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            }
+        };
+        while (!stop && std::chrono::steady_clock::now() < until) {
+            ::posix_fadvise(file.fd(), page_size(), page_size(), POSIX_FADV_DONTNEED);
+            keep_page_0_out();
+            if (::pread(file.fd(), page.data(), page.size(), page_size()) != static_cast<ssize_t>(page.size()))
+                read_failed = true;
+            keep_page_0_out();
+        }
+        churn_ended = true;
+    });
+    ForkPrefetch::Options options;
+    options.stall_timeout = std::chrono::milliseconds(300);
+    ForkPrefetch job(file.path(), segment_bytes(), block_size, {BlockRange{0, 64}}, options);
+    run_to_end(job);
+    const bool ended_during_churn = !churn_ended;
+    stop = true;
+    churn.join();
+    CHECK_FALSE(read_failed);
+    // A count that only went back up to where it had been is no progress:
+    // the wait gives up after the stall timeout (or ends with every page
+    // cached, if a poll happens to see page 0 between the re-advice and the
+    // next drop) instead of lasting as long as the other session.
+    CHECK(ended_during_churn);
 }
 
 TEST_CASE("arguments a prefetch cannot work with") {
