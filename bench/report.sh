@@ -135,9 +135,24 @@ for figure in prefetch_bandwidth load_shared_bandwidth; do
     awk -F'\t' -v f="$figure" '$2 == f { printf "\"%s\" %s\n", $3, $5 }' "$MEDIANS" >"$DATA/bars_$figure.dat"
 done
 
+# The scripts whose results each plot draws: a plot none of them fed (a
+# BENCH_ONLY run) is left out and said so, not counted as failed.
+declare -A PLOT_SOURCES=([residency]="os_residency" [evict]="evict_sweep" [bandwidth]="os_prefetch both_layers")
+script_ran() { awk -F'\t' -v b="$1" '$2 == b { found = 1 } END { exit !found }' "$TSV"; }
 PLOTS_NOTE=''
+PLOTS_SKIPPED=''
 if command -v gnuplot >/dev/null; then
     for gp in "$HERE"/plots/*.gp; do
+        name=$(basename "$gp" .gp)
+        fed=no
+        for source in ${PLOT_SOURCES[$name]:-$name}; do
+            script_ran "$source" && fed=yes
+        done
+        if [ "$fed" = no ]; then
+            rm -f "$DIR/$name.png"
+            PLOTS_SKIPPED+=" $name.png (${PLOT_SOURCES[$name]:-$name} not run)"
+            continue
+        fi
         (cd "$DIR" && gnuplot -e "data_dir='data'; out_dir='.'" "$gp") || PLOTS_NOTE+=" $(basename "$gp") failed."
     done
 else
@@ -185,8 +200,9 @@ MODE=$(info mode)
         for png in residency evict bandwidth; do
             [ -f "$DIR/$png.png" ] && echo "![$png]($png.png)" && echo
         done
-        echo "A load that never reached 99% cached (pgfadvise_willneed: one WILLNEED per 1 GiB segment) has no bar."
-        echo
+        [ -f "$DIR/bandwidth.png" ] &&
+            echo "A load that never reached 99% cached (pgfadvise_willneed: one WILLNEED per 1 GiB segment) has no bar." && echo
+        [ -n "$PLOTS_SKIPPED" ] && echo "Not drawn, for want of data:$PLOTS_SKIPPED." && echo
     else
         echo "Not drawn:$PLOTS_NOTE"
         echo
@@ -212,6 +228,6 @@ MODE=$(info mode)
     awk -F'\t' '$1 == "info" && $3 == "script" { split($4, a, " "); printf "| %s.sh | %s | %s | [logs/%s.log](logs/%s.log) |\n", a[1], a[2], a[3], a[1], a[1] }' "$TSV"
     echo
     echo "A non-zero exit status means a check failed or something broke (see the log), not a missed goal."
-    echo "What each benchmark measures, and how, is in [bench/README.md](../README.md)."
+    echo "What each benchmark measures, and how, is in [bench/README.md]($(realpath --relative-to="$DIR" "$HERE/README.md"))."
 } >"$REPORT"
 echo "report.sh: wrote $REPORT$([ -n "$PLOTS_NOTE" ] && echo " ($PLOTS_NOTE)")"
