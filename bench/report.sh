@@ -135,8 +135,9 @@ for figure in prefetch_bandwidth load_shared_bandwidth; do
     awk -F'\t' -v f="$figure" '$2 == f { printf "\"%s\" %s\n", $3, $5 }' "$MEDIANS" >"$DATA/bars_$figure.dat"
 done
 
-# The scripts whose results each plot draws: a plot none of them fed (a
-# BENCH_ONLY run) is left out and said so, not counted as failed.
+# The scripts whose results each plot draws (a new plot needs its entry):
+# a plot none of them fed (a BENCH_ONLY run) is left out and said so, not
+# counted as failed.
 declare -A PLOT_SOURCES=([residency]="os_residency" [evict]="evict_sweep" [bandwidth]="os_prefetch both_layers")
 script_ran() { awk -F'\t' -v b="$1" '$2 == b { found = 1 } END { exit !found }' "$TSV"; }
 PLOTS_NOTE=''
@@ -145,12 +146,12 @@ if command -v gnuplot >/dev/null; then
     for gp in "$HERE"/plots/*.gp; do
         name=$(basename "$gp" .gp)
         fed=no
-        for source in ${PLOT_SOURCES[$name]:-$name}; do
+        for source in ${PLOT_SOURCES[$name]}; do
             script_ran "$source" && fed=yes
         done
         if [ "$fed" = no ]; then
             rm -f "$DIR/$name.png"
-            PLOTS_SKIPPED+=" $name.png (${PLOT_SOURCES[$name]:-$name} not run)"
+            PLOTS_SKIPPED+=" $name.png (${PLOT_SOURCES[$name]} not run)"
             continue
         fi
         (cd "$DIR" && gnuplot -e "data_dir='data'; out_dir='.'" "$gp") || PLOTS_NOTE+=" $(basename "$gp") failed."

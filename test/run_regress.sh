@@ -26,7 +26,9 @@ status=${PIPESTATUS[0]}
 set -e
 
 passed=$(grep -cE '\.\.\. ok|^ok ' "$workdir/pg_regress.out" || true)
-failed=$(grep -cE '\.\.\. FAILED|^not ok ' "$workdir/pg_regress.out" || true)
+# the failed suites, counted here and named last (after the diffs and the log)
+failed_suites=$(grep -E '\.\.\. FAILED|^not ok ' "$workdir/pg_regress.out" || true)
+failed=$(printf '%s' "$failed_suites" | grep -c . || true)
 if [ "$status" != 0 ]; then
     # keep the actual outputs in the tree for inspection (results/ is ignored by git)
     rm -rf "$top/results" && cp -r "$workdir/results" "$top/results" 2>/dev/null || true
@@ -34,6 +36,6 @@ if [ "$status" != 0 ]; then
     [ -d "$workdir/log" ] && tail -n 50 "$workdir"/log/postmaster.log 2>/dev/null || true
     [ "$failed" = 0 ] && failed=1
 fi
-grep -E '\.\.\. FAILED|^not ok ' "$workdir/pg_regress.out" | sed 's/^/FAILED: /' || true
+[ -n "$failed_suites" ] && sed 's/^/FAILED: /' <<<"$failed_suites"
 echo "regress: $passed passed, $failed failed"
 exit "$status"
