@@ -15,6 +15,7 @@
 #include "miscadmin.h"
 #include "storage/buf_internals.h"
 #include "storage/bufmgr.h"
+#include "utils/guc.h"
 #include "utils/memutils.h"
 #include "utils/resowner.h"
 
@@ -160,6 +161,40 @@ is_write_failure(const ErrorData *failure)
 }
 
 /*
+ * Rolls the pass's subtransaction back after a failed write.  Core's abort
+ * of that write warns once more for every buffer whose write had failed
+ * before ("Multiple failures"): one line per buffer at each new attempt.
+ * Those lines go to the server log only; the client gets the pass's one
+ * WARNING, whose hint points to the log.
+ */
+static void
+roll_back_keeping_core_warnings_in_log(void)
+{
+	int			client_level = client_min_messages;
+
+	client_min_messages = ERROR;
+	PG_TRY();
+	{
+		RollbackAndReleaseCurrentSubTransaction();
+	}
+	PG_FINALLY();
+	{
+		client_min_messages = client_level;
+	}
+	PG_END_TRY();
+}
+
+/* Each buffer left in place is named in the server log, the client is not. */
+static void
+log_write_failure(const ErrorData *failure)
+{
+	ereport(LOG_SERVER_ONLY,
+			(errcode(failure->sqlerrcode),
+			 errmsg("left a dirty shared buffer in place: %s", failure->message),
+			 failure->detail ? errdetail("%s", failure->detail) : 0));
+}
+
+/*
  * The pass runs inside a subtransaction, started again after each failed
  * write.  Only a (sub)transaction abort undoes what a failed FlushOneBuffer
  * leaves behind — the buffer marked as in I/O, its content lock, our pin —
@@ -193,12 +228,13 @@ buffer_pool_evict_database(Oid database, BufferPassTotals *totals)
 			MemoryContextSwitchTo(caller_context);
 			failure = CopyErrorData();
 			FlushErrorState();
-			RollbackAndReleaseCurrentSubTransaction();
+			roll_back_keeping_core_warnings_in_log();
 			MemoryContextSwitchTo(caller_context);
 			CurrentResourceOwner = caller_owner;
 
 			if (!is_write_failure(failure))
 				ReThrowError(failure);
+			log_write_failure(failure);
 			totals->failed++;
 			if (totals->first_failure == NULL)
 				totals->first_failure = failure;

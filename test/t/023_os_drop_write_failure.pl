@@ -42,6 +42,7 @@
 use strict;
 use warnings;
 
+use CachectlRootFixture qw(note_as_root run_as_root unmount fill_until_full);
 use File::Temp ();
 use POSIX ();
 use Time::HiRes ();
@@ -59,21 +60,6 @@ BEGIN
 # Each step of the set-up, recorded so that the clean-up undoes exactly what
 # was done, in reverse order.
 my %device;
-
-sub note_as_root
-{
-	my ($message) = @_;
-	print STDERR "# [root] $message\n";
-}
-
-sub run_as_root
-{
-	my @command = @_;
-	my $output = `@{[ join ' ', map { quotemeta } @command ]} 2>&1`;
-	my $status = $?;
-	chomp $output;
-	return ($status, $output);
-}
 
 sub set_up_failing_device
 {
@@ -138,57 +124,17 @@ sub set_up_failing_device
 	$ENV{CACHECTL_FAILDEV_IMAGE} = $image;
 	$ENV{CACHECTL_FAILDEV_LOOP} = $device{loop};
 	$ENV{CACHECTL_FAILDEV_TABLESPACE} = $tablespace_dir;
-	# the child writes its data directory here, so that a server it left
-	# behind (the child killed outright) can be stopped before unmounting
-	$ENV{CACHECTL_FAILDEV_DATADIR_NOTE} = "$device{base}/data_directory";
 	note_as_root("failing device: $image ($image_mb MB, sparse) on a "
 		  . "$tmpfs_mb MB tmpfs, $device{loop}, ext4 at $mount_point");
 	return undef;
 }
 
-sub stop_leftover_server
-{
-	my $note = "$device{base}/data_directory";
-	return unless -f $note;
-	open(my $handle, '<', $note) or return;
-	my $data_dir = <$handle>;
-	close($handle);
-	chomp $data_dir;
-	open(my $pid_handle, '<', "$data_dir/postmaster.pid") or return;
-	my $pid = <$pid_handle>;
-	close($pid_handle);
-	chomp $pid;
-	return unless $pid =~ /^[0-9]+$/ && kill(0, $pid);
-	note_as_root("stopping the server left running, pid $pid");
-	kill('QUIT', $pid);
-	for (1 .. 50)
-	{
-		return unless kill(0, $pid);
-		Time::HiRes::sleep(0.1);
-	}
-	kill('KILL', $pid);
-	Time::HiRes::sleep(0.5);
-}
-
 sub tear_down_failing_device
 {
 	return unless defined $device{base};
-	stop_leftover_server();
 	if (defined $device{mounted})
 	{
-		my ($status, $output);
-		# the server's processes may still be exiting
-		for (1 .. 20)
-		{
-			($status, $output) = run_as_root('umount', $device{mounted});
-			last if $status == 0;
-			Time::HiRes::sleep(0.5);
-		}
-		if ($status != 0)
-		{
-			note_as_root("umount $device{mounted}: $output; detaching lazily");
-			run_as_root('umount', '-l', $device{mounted});
-		}
+		unmount($device{mounted});
 		$device{mounted} = undef;
 	}
 	if (defined $device{loop})
@@ -210,21 +156,9 @@ sub tear_down_failing_device
 	}
 	if (defined $device{tmpfs})
 	{
-		my ($status, $output);
-		for (1 .. 20)
-		{
-			($status, $output) = run_as_root('umount', $device{tmpfs});
-			last if $status == 0;
-			Time::HiRes::sleep(0.25);
-		}
-		if ($status != 0)
-		{
-			note_as_root("umount $device{tmpfs}: $output; detaching lazily");
-			run_as_root('umount', '-l', $device{tmpfs});
-		}
+		unmount($device{tmpfs});
 		$device{tmpfs} = undef;
 	}
-	unlink "$device{base}/data_directory";
 	rmdir "$device{base}/ext4";
 	rmdir "$device{base}/backing";
 	rmdir $device{base}
@@ -233,73 +167,19 @@ sub tear_down_failing_device
 	$device{base} = undef;
 }
 
-sub become_postgres
-{
-	my (undef, undef, $uid, $gid, undef, undef, undef, $home) =
-	  getpwnam('postgres')
-	  or die 'there is no postgres user';
-	$) = "$gid $gid";
-	$( = $gid;
-	POSIX::setuid($uid) or die "setuid(postgres): $!";
-	die 'could not drop root privileges' if $< != $uid || $> != $uid;
-	$ENV{HOME} = $home;
-	$ENV{USER} = $ENV{LOGNAME} = 'postgres';
-}
-
-# Runs before PostgreSQL::Test::Utils is loaded (it creates and opens the
-# test's log files, which must belong to postgres).  Only the child returns.
+# Before PostgreSQL::Test::Utils is loaded: only the child, as postgres,
+# goes on from here.
 BEGIN
 {
-	# ($^C: only compiling, perl -c; set nothing up)
-	if ($> == 0 && !$^C)
-	{
-		my $setup_error = eval { set_up_failing_device() };
-		if ($@)
-		{
-			chomp(my $error = $@);
-			$setup_error = "setting up the failing device failed: $error";
-			$ENV{CACHECTL_FAILDEV_BROKEN} = 1;
-		}
-		$ENV{CACHECTL_FAILDEV_SKIP} = $setup_error if defined $setup_error;
-
-		my $child = fork();
-		if (!defined $child)
-		{
-			tear_down_failing_device();
-			die "fork: $!";
-		}
-		if ($child == 0)
-		{
-			become_postgres();
-		}
-		else
-		{
-			# prove or a user interrupting: let the child end, then clean up
-			foreach my $signal ('INT', 'TERM', 'HUP')
-			{
-				$SIG{$signal} = sub { kill($signal, $child) };
-			}
-			my $waited;
-			do { $waited = waitpid($child, 0) } while ($waited == -1 && $!{EINTR});
-			my $status = $?;
-			tear_down_failing_device();
-			POSIX::_exit(($status & 127) ? 1 : ($status >> 8));
-		}
-	}
+	CachectlRootFixture::run_as_postgres(\&set_up_failing_device,
+		\&tear_down_failing_device);
 }
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-if (defined $ENV{CACHECTL_FAILDEV_SKIP})
-{
-	# a device that could not be made where the tools exist is a failure
-	die $ENV{CACHECTL_FAILDEV_SKIP} if $ENV{CACHECTL_FAILDEV_BROKEN};
-	plan skip_all => $ENV{CACHECTL_FAILDEV_SKIP};
-}
-plan skip_all => 'needs root to set up a loop device (run test/run_tap.sh as root)'
-  unless defined $ENV{CACHECTL_FAILDEV_TABLESPACE};
+CachectlRootFixture::plan_unless_ready('a loop device');
 
 my $tmpfs = $ENV{CACHECTL_FAILDEV_TMPFS};
 my $image = $ENV{CACHECTL_FAILDEV_IMAGE};
@@ -313,26 +193,6 @@ sub image_allocated_bytes
 {
 	my @stat = stat($image) or die "stat $image: $!";
 	return $stat[12] * 512;
-}
-
-# Writes zeros to the filler file until the tmpfs is full.
-sub fill_tmpfs
-{
-	open(my $handle, '>', $filler) or die "create $filler: $!";
-	my $chunk = "\0" x (1024 * 1024);
-	my $written = 0;
-	while (1)
-	{
-		my $count = syswrite($handle, $chunk);
-		if (!defined $count)
-		{
-			last if $!{ENOSPC};
-			die "writing $filler: $!";
-		}
-		$written += $count;
-	}
-	close($handle);
-	return $written;
 }
 
 # ---- the node: WAL in the data directory, the table on the device ----
@@ -352,11 +212,7 @@ restart_after_crash = on
 });
 $node->start;
 
-if (open(my $note, '>', $ENV{CACHECTL_FAILDEV_DATADIR_NOTE}))
-{
-	print $note $node->data_dir, "\n";
-	close($note);
-}
+CachectlRootFixture::note_data_directory($node);
 
 my $rows = 20000;
 $node->safe_psql('postgres', qq{
@@ -391,7 +247,7 @@ SELECT count(*), count(*) FILTER (WHERE val LIKE 'updated before os_drop %'),
   FROM failing_probe
 };
 
-my $filled = fill_tmpfs();
+my $filled = fill_until_full($filler);
 note("filler: $filled bytes");
 my (undef, undef, undef, $tmpfs_free) = split ' ',
   (split /\n/, `df -k --output=source,size,used,avail '$tmpfs'`)[1];
