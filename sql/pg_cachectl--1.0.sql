@@ -481,10 +481,41 @@ CREATE TABLE cachectl.snapshot (
     fork_blocks int8 NOT NULL CHECK (fork_blocks >= 0),
     block_count int8 NOT NULL CHECK (block_count >= 0),
     blocks int8multirange NOT NULL,
-    PRIMARY KEY (label, relation, fork, layer)
+    PRIMARY KEY (label, relation, fork, layer),
+    -- restore() reads runs within the fork as it was; an edited row must not
+    -- make it read (or chunk) more
+    CONSTRAINT snapshot_runs_within_fork
+        CHECK (pg_catalog.lower(blocks) >= 0 AND pg_catalog.upper(blocks) <= fork_blocks)
 );
 
 SELECT pg_catalog.pg_extension_config_dump('cachectl.snapshot', '');
+
+-- Every relation with storage: its qualified name, its file, and the table
+-- whose SELECT privilege guards what is known of its pages (the relation
+-- itself, an index's table, a TOAST table's owner), by OID and by name.
+-- snapshot() records these, and the policy below lets a role insert a row
+-- only if it says what they say.
+CREATE VIEW cachectl.relation_guard AS
+SELECT c.oid AS relation,
+       pg_catalog.format('%I.%I', n.nspname, c.relname) AS relation_name,
+       pg_catalog.pg_relation_filenode(c.oid) AS relfilenode,
+       c.relkind, c.relpersistence, c.relisshared,
+       owner.oid AS owner_table,
+       pg_catalog.format('%I.%I', owner_ns.nspname, owner.relname) AS owner_table_name
+  FROM pg_catalog.pg_class AS c
+  JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
+  LEFT JOIN pg_catalog.pg_index AS i ON i.indexrelid = c.oid
+  JOIN pg_catalog.pg_class AS base ON base.oid = COALESCE(i.indrelid, c.oid)
+  LEFT JOIN pg_catalog.pg_class AS toast_owner
+         ON base.relkind = 't' AND toast_owner.reltoastrelid = base.oid
+  JOIN pg_catalog.pg_class AS owner ON owner.oid = COALESCE(toast_owner.oid, base.oid)
+  JOIN pg_catalog.pg_namespace AS owner_ns ON owner_ns.oid = owner.relnamespace
+ WHERE c.relkind IN ('r', 'i', 't', 'm', 'S');
+-- catalog facts only, all readable in pg_class: the policy's check runs as
+-- the inserting role
+GRANT SELECT ON cachectl.relation_guard TO PUBLIC;
+COMMENT ON VIEW cachectl.relation_guard IS
+    'Internal to snapshots: each relation with storage, its qualified name and file node, and the table whose SELECT privilege guards its residency (itself, an index''s table, a TOAST table''s owner).';
 
 -- Residency is what the reports protect: a row is visible to a role that may
 -- SELECT its table.  On the cluster that took the snapshot (and its physical
@@ -499,7 +530,22 @@ CREATE POLICY snapshot_of_readable_tables ON cachectl.snapshot
                                          FROM pg_catalog.pg_control_system() AS s)
              THEN owner_table
              ELSE pg_catalog.to_regclass(owner_table_name)::pg_catalog.oid
-        END, 'SELECT'), false));
+        END, 'SELECT'), false))
+    -- A row a role (not the table's owner) writes must be one snapshot()
+    -- would write for it: this cluster, a relation it may read, named and
+    -- guarded as the catalogs say.  Otherwise it could make a superuser's
+    -- restore() load a table it may not read, or probe through the primary
+    -- key which rows of such tables exist (this check comes first).
+    WITH CHECK (COALESCE(pg_catalog.has_table_privilege(owner_table, 'SELECT'), false)
+        AND system_identifier = (SELECT (s.system_identifier::pg_catalog.numeric
+                                         + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::pg_catalog.text
+                                   FROM pg_catalog.pg_control_system() AS s)
+        AND EXISTS (SELECT FROM cachectl.relation_guard AS g
+                     WHERE g.relation = snapshot.relation
+                       AND g.relation_name = snapshot.relation_name
+                       AND g.relfilenode = snapshot.relfilenode
+                       AND g.owner_table = snapshot.owner_table
+                       AND g.owner_table_name = snapshot.owner_table_name));
 
 -- Record which blocks of a relation set (NULL: every relation of the current
 -- database the caller may read) each layer holds, replacing the label's
@@ -620,24 +666,18 @@ BEGIN
         SELECT d.relation::oid AS relid
           FROM cachectl.database_status() AS d
          WHERE rels IS NULL AND d.os_cached_bytes > 0)
-    SELECT array_agg(c.oid ORDER BY c.oid),
-           array_agg(format('%I.%I', n.nspname, c.relname) ORDER BY c.oid),
-           array_agg(owner.oid ORDER BY c.oid),
-           array_agg(format('%I.%I', owner_ns.nspname, owner.relname) ORDER BY c.oid),
-           array_agg(pg_relation_filenode(c.oid) ORDER BY c.oid),
-           array_agg(c.relpersistence = 'u' ORDER BY c.oid),
-           array_agg(rels IS NOT NULL OR c.oid IN (SELECT o.relid FROM os_cached AS o) ORDER BY c.oid)
+    SELECT array_agg(g.relation ORDER BY g.relation),
+           array_agg(g.relation_name ORDER BY g.relation),
+           array_agg(g.owner_table ORDER BY g.relation),
+           array_agg(g.owner_table_name ORDER BY g.relation),
+           array_agg(g.relfilenode ORDER BY g.relation),
+           array_agg(g.relpersistence = 'u' ORDER BY g.relation),
+           array_agg(rels IS NOT NULL OR g.relation IN (SELECT o.relid FROM os_cached AS o) ORDER BY g.relation)
       INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
-      FROM pg_class AS c
-      JOIN pg_namespace AS n ON n.oid = c.relnamespace
-      LEFT JOIN pg_index AS i ON i.indexrelid = c.oid
-      JOIN pg_class AS base ON base.oid = COALESCE(i.indrelid, c.oid)
-      LEFT JOIN pg_class AS toast_owner ON base.relkind = 't' AND toast_owner.reltoastrelid = base.oid
-      JOIN pg_class AS owner ON owner.oid = COALESCE(toast_owner.oid, base.oid)
-      JOIN pg_namespace AS owner_ns ON owner_ns.oid = owner.relnamespace
-     WHERE c.relkind IN ('r', 'i', 't', 'm', 'S') AND c.relpersistence <> 't' AND NOT c.relisshared
-       AND CASE WHEN rels IS NULL THEN COALESCE(has_table_privilege(owner.oid, 'SELECT'), false)
-                ELSE c.oid = ANY (v_wanted) END;
+      FROM cachectl.relation_guard AS g
+     WHERE g.relpersistence <> 't' AND NOT g.relisshared
+       AND CASE WHEN rels IS NULL THEN COALESCE(has_table_privilege(g.owner_table, 'SELECT'), false)
+                ELSE g.relation = ANY (v_wanted) END;
     v_relation := COALESCE(v_relation, '{}');
 
     -- Named relations the caller may not read are refused, as in the reports.
@@ -758,8 +798,11 @@ CREATE PROCEDURE cachectl.restore(
 LANGUAGE plpgsql
 AS $restore$
 DECLARE
-    -- No SET clause (it would forbid COMMIT): the search path is set again
-    -- in each transaction, and every name is qualified anyway.
+    -- No SET clause (it would forbid COMMIT): a COMMIT ends the transaction's
+    -- search path, so the first statement after each one sets it again,
+    -- before any expression is planned under the caller's path (where an
+    -- overload made by another role, e.g. array_length(int8multirange[], int)
+    -- in a schema named after the caller, would beat a polymorphic built-in).
     v_label pg_catalog.text := restore.label;
     v_started pg_catalog.timestamptz := pg_catalog.clock_timestamp();
     v_last_notice pg_catalog.timestamptz := pg_catalog.clock_timestamp();
@@ -838,6 +881,7 @@ BEGIN
     END IF;
     v_count := array_length(v_relation, 1);
     COMMIT;
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
     FOR v_index IN 1 .. v_count LOOP
         PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
@@ -886,6 +930,8 @@ BEGIN
                   INTO v_runs
                   FROM unnest(v_row.blocks) AS r
                  WHERE v_row.fork_blocks > 0;
+                -- the fork's end (the share of a run ending at fork_blocks ends there)
+                v_runs := v_runs * int8multirange(int8range(0, v_now_blocks));
             ELSE
                 v_runs := v_row.blocks * int8multirange(int8range(0, v_now_blocks));
             END IF;
@@ -924,10 +970,10 @@ BEGIN
             END LOOP;
         END LOOP;
         COMMIT;
+        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
         v_gone := false;
         FOR v_task IN 1 .. COALESCE(array_length(v_task_runs, 1), 0) LOOP
-            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
             BEGIN
                 SELECT * INTO v_loaded
                   FROM cachectl.prewarm_runs(v_target, v_task_fork[v_task], v_task_runs[v_task],
@@ -939,9 +985,9 @@ BEGIN
             END;
             -- the relation's lock and the snapshot go with each chunk
             COMMIT;
+            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
             EXIT WHEN v_gone;
         END LOOP;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         IF v_gone THEN
             RAISE NOTICE 'skipping relation %: dropped meanwhile', v_relation_name[v_index];
             relations_skipped := relations_skipped + 1;
@@ -956,6 +1002,8 @@ BEGIN
             v_last_notice := clock_timestamp();
         END IF;
     END LOOP;
+    -- (the last relation may have ended with COMMIT; CONTINUE)
+    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
     seconds := round(extract(epoch FROM clock_timestamp() - v_started)::numeric, 3)::float8;
     IF COALESCE(current_setting('cachectl.log_actions', true), 'off') IN ('on', 'true') THEN

@@ -262,6 +262,72 @@ SELECT count(*) FILTER (WHERE relation = 'snap_t'::regclass AND layer = 'shared'
        count(*) FILTER (WHERE relation = 'snap_secret'::regclass) AS secret_rows,
        bool_and(has_table_privilege('regress_snap_operator', owner_table, 'SELECT')) AS all_readable
 FROM cachectl.snapshot WHERE label = 'operator_whole';
+-- A row the operator writes must be one snapshot() would write for it:
+-- else it could make a superuser's restore() load a table it may not read,
+-- or learn through the primary key which rows of such tables exist.
+SET ROLE regress_snap_operator;
+-- a genuine row under another label: allowed (it could take it itself)
+INSERT INTO cachectl.snapshot
+SELECT 'copied', s.taken_at, s.system_identifier, s.relation, s.relation_name, s.owner_table,
+       s.owner_table_name, s.relfilenode, s.fork, s.layer, s.fork_blocks, s.block_count, s.blocks
+  FROM cachectl.snapshot AS s
+ WHERE s.label = 'guarded' AND s.relation = 'snap_t'::regclass AND s.fork = 'main' AND s.layer = 'shared';
+-- snap_secret behind snap_t's guard
+INSERT INTO cachectl.snapshot
+SELECT 'forged', s.taken_at, s.system_identifier, 'snap_secret'::regclass, 'public.snap_secret',
+       s.owner_table, s.owner_table_name, pg_relation_filenode('snap_secret'), 'main', 'shared', 1, 1, '{[0,1)}'
+  FROM cachectl.snapshot AS s WHERE s.label = 'copied';
+-- the primary key of snap_secret's row in 'guarded' is not reached
+INSERT INTO cachectl.snapshot
+SELECT 'guarded', s.taken_at, s.system_identifier, 'snap_secret'::regclass, 'public.snap_secret',
+       'snap_secret'::regclass, 'public.snap_secret', pg_relation_filenode('snap_secret'), 'main', 'os', 1, 1, '{[0,1)}'
+  FROM cachectl.snapshot AS s WHERE s.label = 'copied';
+-- snap_t's row under snap_secret's name (restore() by name would load it)
+INSERT INTO cachectl.snapshot
+SELECT 'forged', s.taken_at, s.system_identifier, s.relation, 'public.snap_secret', s.owner_table,
+       s.owner_table_name, s.relfilenode, s.fork, s.layer, s.fork_blocks, s.block_count, s.blocks
+  FROM cachectl.snapshot AS s WHERE s.label = 'copied';
+-- another file, another cluster
+INSERT INTO cachectl.snapshot
+SELECT 'forged', s.taken_at, s.system_identifier, s.relation, s.relation_name, s.owner_table,
+       s.owner_table_name, pg_relation_filenode('snap_secret'), s.fork, s.layer, s.fork_blocks, s.block_count, s.blocks
+  FROM cachectl.snapshot AS s WHERE s.label = 'copied';
+INSERT INTO cachectl.snapshot
+SELECT 'forged', s.taken_at, '1', s.relation, s.relation_name, s.owner_table,
+       s.owner_table_name, s.relfilenode, s.fork, s.layer, s.fork_blocks, s.block_count, s.blocks
+  FROM cachectl.snapshot AS s WHERE s.label = 'copied';
+-- runs past the fork's recorded size (restore() would chunk them all)
+DO $$
+BEGIN
+    INSERT INTO cachectl.snapshot
+    SELECT 'forged', s.taken_at, s.system_identifier, s.relation, s.relation_name, s.owner_table,
+           s.owner_table_name, s.relfilenode, s.fork, s.layer, 1, 100000000, '{[0,100000000)}'
+      FROM cachectl.snapshot AS s WHERE s.label = 'copied';
+EXCEPTION WHEN check_violation THEN
+    RAISE NOTICE 'refused: %', SQLSTATE;
+END
+$$;
+SELECT label, count(*) FROM cachectl.snapshot WHERE label IN ('copied', 'forged') GROUP BY label;
+DELETE FROM cachectl.snapshot WHERE label = 'copied';
+RESET ROLE;
+
+-- The caller's search path does not reach restore()'s expressions, not even
+-- after its COMMITs: overloads that beat polymorphic built-ins are not called.
+CREATE SCHEMA regress_hijack;
+CREATE FUNCTION regress_hijack.array_length(int8multirange[], int) RETURNS int
+LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'restore() called regress_hijack.array_length'; END $$;
+CREATE FUNCTION regress_hijack.isempty(int8multirange) RETURNS boolean
+LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'restore() called regress_hijack.isempty'; END $$;
+CREATE FUNCTION regress_hijack.unnest(int8multirange) RETURNS SETOF int8range
+LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'restore() called regress_hijack.unnest'; END $$;
+SET search_path = regress_hijack, public;
+CALL cachectl.restore('guarded', target => 'os') \gset hijack_
+RESET search_path;
+SELECT :hijack_relations_warmed AS warmed, :hijack_relations_skipped AS skipped;
+DROP FUNCTION regress_hijack.array_length(int8multirange[], int), regress_hijack.isempty(int8multirange),
+              regress_hijack.unnest(int8multirange);
+DROP SCHEMA regress_hijack;
+
 -- a dropped table's rows are visible to nobody but the superuser
 DROP TABLE snap_secret;
 SET ROLE regress_snap_reader;
