@@ -4,10 +4,14 @@
  * recorded.
  *
  * Into the OS page cache it is os_prefetch's job.  Into shared buffers it
- * reads each block with the default buffer strategy (no ring: a ring would
+ * reads the blocks with the default buffer strategy (no ring: a ring would
  * recycle its own buffers and evict what it just loaded), while the same
  * OS prefetch job runs a window ahead of the reads, so they find their pages
- * read or in flight.  One call fills at most cachectl.prewarm_max_share of
+ * read or in flight.  On 17 and later the blocks come through a read stream
+ * (reads of up to io_combine_limit blocks at once; on 18 asynchronous, done
+ * by the I/O workers or io_uring), as pg_prewarm reads them there; a load
+ * held to a rate reads block by block, since a stream reads ahead of what
+ * the rate allows.  One call fills at most cachectl.prewarm_max_share of
  * shared_buffers.  Reading into shared buffers also fills the OS cache:
  * drop_os_copy writes back and drops what was loaded from it, so a relation
  * can be warmed without being cached twice.
@@ -23,6 +27,9 @@
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
 #include "storage/smgr.h"
+#if PG_VERSION_NUM >= 170000
+#include "storage/read_stream.h"
+#endif
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
@@ -64,6 +71,28 @@ typedef struct PrewarmResult
 	int64		shared_loaded;
 	int64		os_loaded;
 } PrewarmResult;
+
+/* Loading a fork's ranges into shared buffers, in order, within a budget. */
+typedef struct SharedLoad
+{
+	Relation	rel;
+	ForkNumber	fork;
+	const cachectl_block_range *ranges;	/* sorted, disjoint, clipped */
+	int			range_count;
+	int64		budget;			/* blocks this call may load */
+	double		rate;			/* MB/s, 0 for no limit */
+	cachectl_os_prefetch *readahead;
+	bool		all_advised;
+	ActionProgress *progress;
+	int64		blocks_requested;
+	TimestampTz started;
+	/* the next block to hand out: ranges[range].first + offset */
+	int			range;
+	int64		offset;
+	int64		handed_out;
+	bool		budget_spent;	/* blocks were left for lack of budget */
+	int64		loaded;
+} SharedLoad;
 
 static PrewarmTarget
 target_argument(FunctionCallInfo fcinfo, int argno)
@@ -172,6 +201,111 @@ advise_ahead(cachectl_os_prefetch *readahead, int64 read_bytes, bool *all_advise
 }
 
 /*
+ * The next block of the ranges to read into shared buffers, or -1 when
+ * they are done or the budget is (budget_spent says which).
+ */
+static int64
+next_shared_block(SharedLoad *load)
+{
+	while (load->range < load->range_count &&
+		   load->offset >= load->ranges[load->range].count)
+	{
+		load->range++;
+		load->offset = 0;
+	}
+	if (load->range >= load->range_count)
+		return -1;
+	if (load->handed_out >= load->budget)
+	{
+		load->budget_spent = true;
+		return -1;
+	}
+	load->handed_out++;
+	return load->ranges[load->range].first + load->offset++;
+}
+
+/* Counts one block now in shared buffers: progress, and the rate's pace. */
+static void
+count_shared_block(SharedLoad *load)
+{
+	load->loaded++;
+	load->progress->bytes += BLCKSZ;
+	if (load->rate > 0 && load->loaded % 16 == 0)
+		wait_for_rate(load->rate, load->loaded * BLCKSZ, load->started);
+	if (action_progress_due(load->progress))
+		ereport(NOTICE,
+				(errmsg("prewarm: %s fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
+						RelationGetRelationName(load->rel), forkNames[load->fork],
+						load->loaded, load->blocks_requested)));
+}
+
+/* Before each read: interrupts, and the OS job a window ahead. */
+static void
+before_shared_read(SharedLoad *load)
+{
+	CHECK_FOR_INTERRUPTS();
+	if (!load->all_advised)
+		advise_ahead(load->readahead, load->loaded * BLCKSZ, &load->all_advised);
+}
+
+static void
+load_shared_block_by_block(SharedLoad *load)
+{
+	for (;;)
+	{
+		int64		block;
+
+		before_shared_read(load);
+		block = next_shared_block(load);
+		if (block < 0)
+			break;
+		ReleaseBuffer(ReadBufferExtended(load->rel, load->fork, (BlockNumber) block,
+										 RBM_NORMAL, NULL));
+		count_shared_block(load);
+	}
+}
+
+#if PG_VERSION_NUM >= 170000
+static BlockNumber
+next_block_for_stream(ReadStream *stream, void *load, void *per_buffer_data)
+{
+	int64		block = next_shared_block((SharedLoad *) load);
+
+	return block < 0 ? InvalidBlockNumber : (BlockNumber) block;
+}
+
+/*
+ * The stream reads ahead of what this loop has received, up to its own
+ * distance; an error (a cancel) ends the transaction, which releases the
+ * pins of what it had read ahead.
+ */
+static void
+load_shared_by_stream(SharedLoad *load)
+{
+	int			flags = READ_STREAM_MAINTENANCE | READ_STREAM_FULL;
+	ReadStream *stream;
+
+#ifdef READ_STREAM_USE_BATCHING
+	flags |= READ_STREAM_USE_BATCHING;	/* the callback does no I/O */
+#endif
+	stream = read_stream_begin_relation(flags, NULL, load->rel, load->fork,
+										next_block_for_stream, load, 0);
+	for (;;)
+	{
+		Buffer		buffer;
+
+		before_shared_read(load);
+		buffer = read_stream_next_buffer(stream, NULL);
+		if (!BufferIsValid(buffer))
+			break;
+		ReleaseBuffer(buffer);
+		count_shared_block(load);
+	}
+	read_stream_end(stream);
+}
+#endif
+
+/*
  * Loads the (sorted, disjoint, clipped) ranges of a locked relation's fork
  * into the target layer(s).
  */
@@ -189,10 +323,6 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 	MemoryContextCallback *reserved;
 	cachectl_prefetch_result os_result;
 	int64		budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
-	int64		read_bytes = 0;
-	bool		all_advised = false;
-	bool		budget_spent = false;
-	TimestampTz started = GetCurrentTimestamp();
 	cachectl_block_range *advised_ranges = ranges;
 	int			advised_count = range_count;
 
@@ -228,38 +358,32 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 
 	if (target != PREWARM_OS)
 	{
-		for (int i = 0; i < range_count && !budget_spent; i++)
-		{
-			for (int64 block = ranges[i].first; block < ranges[i].first + ranges[i].count; block++)
-			{
-				Buffer		buffer;
+		SharedLoad	load = {
+			.rel = rel,
+			.fork = fork,
+			.ranges = ranges,
+			.range_count = range_count,
+			.budget = budget,
+			.rate = rate,
+			.readahead = readahead,
+			.progress = progress,
+			.blocks_requested = result->blocks_requested,
+			.started = GetCurrentTimestamp(),
+		};
 
-				if (result->shared_loaded >= budget)
-				{
-					budget_spent = true;
-					ereport(NOTICE,
-							(errmsg("prewarm stopped loading %s fork %s into shared buffers after " INT64_FORMAT " blocks",
-									name, forkNames[fork], result->shared_loaded),
-							 errdetail("One call fills at most cachectl.prewarm_max_share (%g) of shared_buffers.",
-									   cachectl_prewarm_max_share_setting)));
-					break;
-				}
-				CHECK_FOR_INTERRUPTS();
-				if (!all_advised)
-					advise_ahead(readahead, read_bytes, &all_advised);
-				buffer = ReadBufferExtended(rel, fork, (BlockNumber) block, RBM_NORMAL, NULL);
-				ReleaseBuffer(buffer);
-				result->shared_loaded++;
-				read_bytes += BLCKSZ;
-				progress->bytes += BLCKSZ;
-				if (rate > 0 && result->shared_loaded % 16 == 0)
-					wait_for_rate(rate, read_bytes, started);
-				if (action_progress_due(progress))
-					ereport(NOTICE,
-							(errmsg("prewarm: %s fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
-									name, forkNames[fork], result->shared_loaded, result->blocks_requested)));
-			}
-		}
+#if PG_VERSION_NUM >= 170000
+		if (rate <= 0)
+			load_shared_by_stream(&load);
+		else
+#endif
+			load_shared_block_by_block(&load);
+		result->shared_loaded = load.loaded;
+		if (load.budget_spent)
+			ereport(NOTICE,
+					(errmsg("prewarm stopped loading %s fork %s into shared buffers after " INT64_FORMAT " blocks",
+							name, forkNames[fork], load.loaded),
+					 errdetail("One call fills at most cachectl.prewarm_max_share (%g) of shared_buffers.",
+							   cachectl_prewarm_max_share_setting)));
 	}
 
 	if (target != PREWARM_SHARED)
