@@ -7,18 +7,17 @@
 # the test's log files, which must belong to postgres):
 #
 #     use CachectlRootFixture qw(note_as_root run_as_root unmount);
-#     ... set_up, tear_down ...
-#     BEGIN { CachectlRootFixture::run_as_postgres(\&set_up, \&tear_down) }
+#     ... sub set_up { ... }  sub tear_down { ... } ...
+#     BEGIN { CachectlRootFixture::run_as_postgres(\&set_up, \&tear_down, 'a loop device') }
 #     use PostgreSQL::Test::Cluster;
-#     ...
-#     CachectlRootFixture::plan_unless_ready('what the fixture is');
 #
 # As root, run_as_postgres() calls set_up (undef: ready; a string: the
 # reason to skip, the fixture cannot be made here; die: broken), forks, and
-# only the child returns, as postgres, to run the rest of the file.  The
-# parent waits for it, then stops a server the child left running (it would
-# keep the fixture busy), calls tear_down whatever the outcome, and exits
-# with the child's status.  Not as root, it does nothing and the test skips.
+# only the child returns, as postgres, to run the rest of the file — or ends
+# the test there: skipped, or failed when the set-up broke.  The parent
+# waits for the child, then stops a server it left running (it would keep
+# the fixture busy), calls tear_down whatever the outcome, and exits with
+# the child's status.  Not as root, the test is skipped.
 package CachectlRootFixture;
 
 use strict;
@@ -118,22 +117,31 @@ sub stop_leftover_server
 	Time::HiRes::sleep(0.5);
 }
 
+# Ends the test as skipped, or as failed when $broken.
+sub skip_test
+{
+	my ($reason, $broken) = @_;
+	die "$reason\n" if $broken;
+	require Test::More;
+	Test::More::plan(skip_all => $reason);
+}
+
 sub run_as_postgres
 {
-	my ($set_up, $tear_down) = @_;
-	# not root, or only compiling (perl -c): set nothing up
-	return if $> != 0 || $^C;
+	my ($set_up, $tear_down, $fixture) = @_;
+	return if $^C;    # only compiling (perl -c): set nothing up
+	skip_test("needs root to set up $fixture (run test/run_tap.sh as root)")
+	  if $> != 0;
 
 	make_data_directory_note();
+	my $broken = 0;
 	my $skip_reason = eval { $set_up->() };
 	if ($@)
 	{
 		chomp(my $error = $@);
-		$skip_reason = "setting up the fixture failed: $error";
-		$ENV{CACHECTL_ROOT_FIXTURE_BROKEN} = 1;
+		$skip_reason = "setting up $fixture failed: $error";
+		$broken = 1;
 	}
-	$ENV{CACHECTL_ROOT_FIXTURE_SKIP} = $skip_reason if defined $skip_reason;
-	$ENV{CACHECTL_ROOT_FIXTURE_READY} = 1 unless defined $skip_reason;
 
 	my $child = fork();
 	if (!defined $child)
@@ -144,6 +152,7 @@ sub run_as_postgres
 	if ($child == 0)
 	{
 		become_postgres();
+		skip_test($skip_reason, $broken) if defined $skip_reason;
 		return;
 	}
 	# prove or a user interrupting: let the child end, then clean up
@@ -191,23 +200,6 @@ sub fill_until_full
 	}
 	close($handle);
 	return $written;
-}
-
-# In the child, once Test::More is loaded: skips the test where the fixture
-# could not be made (not root; no tool, no right to mount), and fails it
-# where the tools exist but setting it up failed.
-sub plan_unless_ready
-{
-	my ($fixture) = @_;
-	if (defined $ENV{CACHECTL_ROOT_FIXTURE_SKIP})
-	{
-		die $ENV{CACHECTL_ROOT_FIXTURE_SKIP}
-		  if $ENV{CACHECTL_ROOT_FIXTURE_BROKEN};
-		Test::More::plan(skip_all => $ENV{CACHECTL_ROOT_FIXTURE_SKIP});
-	}
-	Test::More::plan(skip_all =>
-		  "needs root to set up $fixture (run test/run_tap.sh as root)")
-	  unless $ENV{CACHECTL_ROOT_FIXTURE_READY};
 }
 
 1;

@@ -15,7 +15,7 @@ use Test::More;
 
 our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
   extend_with_sparse_segments start_pgbench finish_pgbench check_pgbench_balances
-  check_amcheck log_trouble check_pg_checksums);
+  check_amcheck log_trouble check_pg_checksums sqlstate_of);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -214,6 +214,26 @@ sub check_pg_checksums
 		qr/Bad checksums:\s+0\b/,
 		"$label: pg_checksums --check passes on the stopped cluster");
 	return;
+}
+
+
+# Runs $sql in a new session of $node; returns the SQLSTATE of the last
+# error it raised ('00000' when none did), what psql printed on stdout (less
+# the line that reports the SQLSTATE) and on stderr (verbose: SQLSTATEs and
+# details included).
+sub sqlstate_of
+{
+	my ($node, $sql) = @_;
+	my ($ret, $stdout, $stderr) = $node->psql(
+		'postgres',
+		"$sql;\n\\echo LAST_ERROR_SQLSTATE=:LAST_ERROR_SQLSTATE\n",
+		on_error_stop => 0,
+		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	my ($sqlstate) = $stdout =~ /^LAST_ERROR_SQLSTATE=(\w+)$/m;
+	die "no SQLSTATE report in psql output: $stdout\n$stderr"
+	  unless defined $sqlstate;
+	$stdout =~ s/^LAST_ERROR_SQLSTATE=.*\n?//m;
+	return ($sqlstate, $stdout, $stderr);
 }
 
 1;

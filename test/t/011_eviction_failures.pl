@@ -32,6 +32,8 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time);
 
+use CachectlTest qw(sqlstate_of);
+
 my $node = PostgreSQL::Test::Cluster->new('eviction_failures');
 $node->init;
 $node->append_conf(
@@ -52,22 +54,6 @@ CREATE EXTENSION pg_prewarm;
 });
 
 # ---- helpers ----
-
-# Runs $sql in a new session and returns the SQLSTATE of the last error it
-# raised ('00000' when none did) and what psql printed on stderr.
-sub sqlstate_of
-{
-	my ($sql) = @_;
-	my ($ret, $stdout, $stderr) = $node->psql(
-		'postgres',
-		"$sql;\n\\echo LAST_ERROR_SQLSTATE=:LAST_ERROR_SQLSTATE\n",
-		on_error_stop => 0,
-		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-	my ($sqlstate) = $stdout =~ /^LAST_ERROR_SQLSTATE=(\w+)$/m;
-	die "no SQLSTATE report in psql output: $stdout\n$stderr"
-	  unless defined $sqlstate;
-	return ($sqlstate, $stderr);
-}
 
 # Shared buffers pinned by any backend, seen from a new session.
 sub pinned_buffers
@@ -139,7 +125,7 @@ my @failing_calls = (
 foreach my $call (@failing_calls)
 {
 	my ($name, $sql) = @$call;
-	my ($sqlstate, $stderr) = sqlstate_of($sql);
+	my ($sqlstate, undef, $stderr) = sqlstate_of($node, $sql);
 	note("a. $name on a read-only file: $stderr");
 	like($sqlstate, qr/^58/,
 		"a. $name: the failed write is an I/O error (SQLSTATE class 58)");
@@ -210,7 +196,7 @@ is(pinned_buffers(), 0, 'a. no buffer is left pinned after the block');
 
 # A checkpoint cannot write the file either: it fails, and nothing else
 # happens.
-my ($checkpoint_state) = sqlstate_of('CHECKPOINT');
+my ($checkpoint_state) = sqlstate_of($node, 'CHECKPOINT');
 isnt($checkpoint_state, '00000', 'a. a checkpoint fails while the file is read-only');
 
 is($node->safe_psql('postgres', 'SELECT 1'), 1,
@@ -245,11 +231,11 @@ is( $node->safe_psql(
 		'postgres', q{SELECT val FROM flush_probe WHERE id = 1}),
 	'updated before the failed flush',
 	'a. the updated value reads back from the file');
-my ($checkpoint_after) = sqlstate_of('CHECKPOINT');
+my ($checkpoint_after) = sqlstate_of($node, 'CHECKPOINT');
 is($checkpoint_after, '00000', 'a. with the permission back, a checkpoint succeeds');
 $node->safe_psql('postgres',
 	q{UPDATE flush_probe SET val = 'updated after the failures' WHERE id = 2});
-($checkpoint_after) = sqlstate_of('CHECKPOINT');
+($checkpoint_after) = sqlstate_of($node, 'CHECKPOINT');
 is($checkpoint_after, '00000', 'a. and so does the next one, after another update');
 is(main_fork_buffers('flush_probe')->{dirty},
 	0, 'a. which leaves no dirty buffer of the table');
@@ -308,8 +294,8 @@ evict_everything('b. before filling');
 my $timeout_before = fill_pool_with_dirty_table('timeout_probe');
 my $start = time;
 # The first statement loads the module, so that the timer runs in the pass.
-my ($sqlstate, $stderr) = sqlstate_of(
-	q{SELECT cachectl.os_engine();
+my ($sqlstate, undef, $stderr) = sqlstate_of(
+	$node, q{SELECT cachectl.os_engine();
 SET statement_timeout = '100ms';
 SELECT * FROM cachectl.evict_all()});
 note(sprintf("b1. evict_all under statement_timeout returned after %.3f s: %s",

@@ -64,19 +64,14 @@ sub tear_down_full_disk
 	rmdir $fixture{base} or note_as_root("could not remove $fixture{base}: $!");
 }
 
-# Before PostgreSQL::Test::Utils is loaded: only the child, as postgres,
-# goes on from here.
-BEGIN
-{
-	CachectlRootFixture::run_as_postgres(\&set_up_full_disk,
-		\&tear_down_full_disk);
-}
+# only the child, as postgres, goes on from here
+BEGIN { CachectlRootFixture::run_as_postgres(\&set_up_full_disk, \&tear_down_full_disk, 'a small tmpfs') }
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-CachectlRootFixture::plan_unless_ready('a small tmpfs');
+use CachectlTest qw(sqlstate_of);
 
 my $disk = $ENV{CACHECTL_FULL_DISK};
 my $tablespace_dir = "$disk/tablespace";
@@ -111,23 +106,6 @@ UPDATE full_probe SET val = 'updated ' || id;
 });
 
 # ---- helpers ----
-
-# Runs $sql in a new session; returns the SQLSTATE of the last error
-# ('00000' when none), what psql printed on stdout and on stderr.
-sub run_sql
-{
-	my ($sql) = @_;
-	my ($ret, $stdout, $stderr) = $node->psql(
-		'postgres',
-		"$sql;\n\\echo LAST_ERROR_SQLSTATE=:LAST_ERROR_SQLSTATE\n",
-		on_error_stop => 0,
-		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
-	my ($sqlstate) = $stdout =~ /^LAST_ERROR_SQLSTATE=(\w+)$/m;
-	die "no SQLSTATE report in psql output: $stdout\n$stderr"
-	  unless defined $sqlstate;
-	$stdout =~ s/^LAST_ERROR_SQLSTATE=.*\n?//m;
-	return ($sqlstate, $stdout, $stderr);
-}
 
 sub pinned_buffers
 {
@@ -191,7 +169,7 @@ my @failing_calls = (
 foreach my $call (@failing_calls)
 {
 	my ($name, $sql) = @$call;
-	my ($sqlstate, undef, $stderr) = run_sql($sql);
+	my ($sqlstate, undef, $stderr) = sqlstate_of($node, $sql);
 	note("$name on a full disk: $stderr");
 	is($sqlstate, '53100', "$name: the failed write is reported as a full disk (53100)");
 	like(
@@ -215,7 +193,7 @@ foreach my $call (@surviving_calls)
 {
 	my ($name, $sql) = @$call;
 	my $log_offset = -s $node->logfile;
-	my ($sqlstate, $stdout, $stderr) = run_sql($sql);
+	my ($sqlstate, $stdout, $stderr) = sqlstate_of($node, $sql);
 	note("$name on a full disk: $stdout\n$stderr");
 	is($sqlstate, '00000', "$name: returns its counts despite the full disk");
 	chomp $stdout;
@@ -240,7 +218,7 @@ foreach my $call (@surviving_calls)
 
 unlink $filler or die "unlink $filler: $!";
 my ($sqlstate, $flushed) =
-  run_sql(q{SELECT sum(buffers_flushed) FROM cachectl.evict('full_probe') WHERE fork = 'main'});
+  sqlstate_of($node, q{SELECT sum(buffers_flushed) FROM cachectl.evict('full_probe') WHERE fork = 'main'});
 is($sqlstate, '00000', 'with space again, evict succeeds');
 chomp $flushed;
 is($flushed, $before->{dirty}, 'it writes every dirty buffer it had left');
@@ -250,7 +228,7 @@ is( $node->safe_psql(
 		q{SELECT count(*), count(*) FILTER (WHERE val = 'updated ' || id) FROM full_probe}),
 	'20000|20000',
 	'every row reads back from the file with its updated value');
-my ($checkpoint_state) = run_sql('CHECKPOINT');
+my ($checkpoint_state) = sqlstate_of($node, 'CHECKPOINT');
 is($checkpoint_state, '00000', 'a checkpoint succeeds');
 is(pinned_buffers(), 0, 'no buffer is pinned at the end');
 

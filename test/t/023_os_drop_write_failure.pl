@@ -167,19 +167,12 @@ sub tear_down_failing_device
 	$device{base} = undef;
 }
 
-# Before PostgreSQL::Test::Utils is loaded: only the child, as postgres,
-# goes on from here.
-BEGIN
-{
-	CachectlRootFixture::run_as_postgres(\&set_up_failing_device,
-		\&tear_down_failing_device);
-}
+# only the child, as postgres, goes on from here
+BEGIN { CachectlRootFixture::run_as_postgres(\&set_up_failing_device, \&tear_down_failing_device, 'a loop device') }
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-
-CachectlRootFixture::plan_unless_ready('a loop device');
 
 my $tmpfs = $ENV{CACHECTL_FAILDEV_TMPFS};
 my $image = $ENV{CACHECTL_FAILDEV_IMAGE};
