@@ -12,11 +12,20 @@ set yrange [0:*]
 set ylabel "MB/s (higher is better)"
 set xtics rotate by -25 font ",9"
 unset key
-set multiplot layout 1,2 title "Loading a cold relation: bandwidth (medians)"
-set title "into the OS page cache, until 99% cached (os_prefetch.sh)"
-plot data_dir."/bars_prefetch_bandwidth.dat" using 0:2:xtic(1) linecolor rgb "#4472c4", \
-     "" using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9"
-set title "into shared buffers, and references (both_layers.sh)"
-plot data_dir."/bars_load_shared_bandwidth.dat" using 0:2:xtic(1) linecolor rgb "#ed7d31", \
-     "" using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9"
+# a panel for each script that ran (BENCH_ONLY may have left one out)
+has_rows(file) = system("test -s '".file."' && echo 1 || echo 0") + 0
+prefetch_data = data_dir."/bars_prefetch_bandwidth.dat"
+shared_data = data_dir."/bars_load_shared_bandwidth.dat"
+panels = has_rows(prefetch_data) + has_rows(shared_data)
+set multiplot layout 1,panels title "Loading a cold relation: bandwidth (medians)"
+if (has_rows(prefetch_data)) {
+    set title "into the OS page cache, until 99% cached (os_prefetch.sh)"
+    plot prefetch_data using 0:2:xtic(1) linecolor rgb "#4472c4", \
+         "" using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9"
+}
+if (has_rows(shared_data)) {
+    set title "into shared buffers, and references (both_layers.sh)"
+    plot shared_data using 0:2:xtic(1) linecolor rgb "#ed7d31", \
+         "" using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9"
+}
 unset multiplot
