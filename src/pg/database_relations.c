@@ -56,6 +56,7 @@ readable(const ClassEntry *entry, const ToastOwner *owners, int owner_count)
 {
 	Oid			table = entry->relation.relid;
 	char		table_kind = entry->relation.relkind;
+	bool		missing = false;
 
 	if (table_kind == RELKIND_INDEX)
 	{
@@ -73,7 +74,9 @@ readable(const ClassEntry *entry, const ToastOwner *owners, int owner_count)
 			return false;
 		table = found->owner;
 	}
-	return pg_class_aclcheck(table, GetUserId(), ACL_SELECT) == ACLCHECK_OK;
+	/* a table dropped since the scan is left out (the plain check raises 42P01) */
+	return pg_class_aclcheck_ext(table, GetUserId(), ACL_SELECT, &missing) == ACLCHECK_OK &&
+		!missing;
 }
 
 DatabaseRelation *

@@ -7,8 +7,10 @@
 # failed".
 #
 # One pgbench client runs that DDL in a loop on a partitioned table with
-# indexes while a second session keeps calling evict, evict_relations and
-# shared_residency with cascade over it, for a bounded time.  Every error the
+# indexes, two more create and drop an index and a table, while another
+# session keeps calling evict, evict_relations and shared_residency with
+# cascade over it, and database_status, shared_block_runs(NULL) and
+# snapshot() over the whole database, for a bounded time.  Every error the
 # calls raise is counted by SQLSTATE: none may be XX000.  Afterwards the data
 # and the indexes are intact.
 use strict;
@@ -89,9 +91,21 @@ sub start_pgbench
 		],
 		'>', $out, '2>', $err);
 }
-my ($ddl_out, $ddl_err, $churn_out, $churn_err) = ('', '', '', '');
+# And a third creates and drops a whole table: the reports and snapshot()
+# over the whole database list the relations from pg_class without locks,
+# then check privileges, by which time the table may be gone.
+my $table_script = $node->basedir . '/race_table.sql';
+open(my $table_churn, '>', $table_script) or die "could not write $table_script: $!";
+print $table_churn <<'EOS';
+CREATE TABLE race_dropped (id int PRIMARY KEY);
+DROP TABLE race_dropped;
+EOS
+close($table_churn);
+
+my ($ddl_out, $ddl_err, $churn_out, $churn_err, $table_out, $table_err) = ('', '', '', '', '', '');
 my $ddl_run = start_pgbench($ddl_script, 1, \$ddl_out, \$ddl_err);
 my $churn_run = start_pgbench($churn_script, 1, \$churn_out, \$churn_err);
+my $table_run = start_pgbench($table_script, 1, \$table_out, \$table_err);
 
 # The calls, many per psql session; errors do not stop the session.
 my @calls = (
@@ -101,7 +115,10 @@ my @calls = (
 	q{SELECT count(*) FROM cachectl.evict('race_p', cascade => true);},
 	q{SELECT count(*) FROM cachectl.evict_relations(ARRAY['race_p', 'race_p_1', 'race_p_2']::regclass[], cascade => true);},
 	q{SELECT count(*) FROM cachectl.shared_residency('race_p', cascade => true);},
-	q{SELECT count(*) FROM cachectl.os_residency_total('race_p', cascade => true);});
+	q{SELECT count(*) FROM cachectl.os_residency_total('race_p', cascade => true);},
+	q{SELECT count(*) FROM cachectl.database_status;},
+	q{SELECT count(*) FROM cachectl.shared_block_runs(NULL);},
+	q{SELECT relations > 0 FROM cachectl.snapshot('race');});
 my $batch = join("\n", map { @calls } 1 .. 10) . "\n";
 
 my %errors;
@@ -122,11 +139,15 @@ while (time < $deadline)
 }
 $ddl_run->finish;
 $churn_run->finish;
-note("pgbench stderr: $ddl_err $churn_err") if "$ddl_err$churn_err" ne '';
+$table_run->finish;
+note("pgbench stderr: $ddl_err $churn_err $table_err")
+  if "$ddl_err$churn_err$table_err" ne '';
 like($ddl_out, qr/number of transactions actually processed: [1-9]/,
 	'the concurrent DDL loop ran');
 like($churn_out, qr/number of transactions actually processed: [1-9]/,
 	'the index churn loop ran');
+like($table_out, qr/number of transactions actually processed: [1-9]/,
+	'the table churn loop ran');
 my ($ddl_count) = $ddl_out =~ /actually processed: (\d+)/;
 my ($churn_count) = $churn_out =~ /actually processed: (\d+)/;
 note("DDL rounds: $ddl_count concurrent, $churn_count create/drop");
