@@ -16,14 +16,15 @@ unset key
 has_rows(file) = system("test -s '".file."' && echo 1 || echo 0") + 0
 prefetch_data = data_dir."/bars_prefetch_bandwidth.dat"
 shared_data = data_dir."/bars_load_shared_bandwidth.dat"
-panels = has_rows(prefetch_data) + has_rows(shared_data)
-set multiplot layout 1,panels title "Loading a cold relation: bandwidth (medians)"
-if (has_rows(prefetch_data)) {
+have_prefetch = has_rows(prefetch_data)
+have_shared = has_rows(shared_data)
+set multiplot layout 1,(have_prefetch + have_shared) title "Loading a cold relation: bandwidth (medians)"
+if (have_prefetch) {
     set title "into the OS page cache, until 99% cached (os_prefetch.sh)"
     plot prefetch_data using 0:2:xtic(1) linecolor rgb "#4472c4", \
          "" using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9"
 }
-if (has_rows(shared_data)) {
+if (have_shared) {
     set title "into shared buffers, and references (both_layers.sh)"
     plot shared_data using 0:2:xtic(1) linecolor rgb "#ed7d31", \
          "" using 0:2:(sprintf("%.0f", $2)) with labels offset 0,0.7 font ",9"
