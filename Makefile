@@ -93,6 +93,19 @@ override with_llvm = no
 
 include $(PGXS)
 
+# Objects belong to the server they were built for.  PGXS does not notice a
+# change of PG_CONFIG (make, make install and make test would reuse a module
+# built for another major: "undefined symbol" at load), so the build records
+# which installation it is for in .built-for and, when that differs, removes
+# the objects before anything is made.  Goals that build nothing skip it.
+BUILT_FOR_FILE = .built-for
+BUILT_FOR := $(abspath $(shell command -v $(PG_CONFIG))) $(VERSION) $(bindir)
+ifneq ($(filter-out clean distclean print-regress-tests demo pgxn-zip,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+ifneq ($(BUILT_FOR),$(shell cat $(BUILT_FOR_FILE) 2>/dev/null))
+$(shell rm -f $(OBJS) $(shlib) $(UNIT_TEST_BINARY) && echo '$(BUILT_FOR)' > $(BUILT_FOR_FILE))
+endif
+endif
+
 # A VPATH build (Debian's pg_buildext builds in build-VERSION/, see debian/)
 # writes its objects into directories of its own, which must exist.
 ifdef VPATH
@@ -151,7 +164,7 @@ bench:
 	$(MAKE) install
 	QUICK=$(QUICK) PG_CONFIG=$(PG_CONFIG) bash bench/run_all.sh
 
-EXTRA_CLEAN = $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
+EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
 
 # PGXS tracks no header dependencies by default.
 $(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)

@@ -49,7 +49,10 @@ mkdir -p "$cache/apt/lists/partial" "$cache/apt/cache/archives/partial" "$cache/
 exec 9>"$cache/.lock-$major"
 flock 9 # one build of a major at a time
 
-echo "deb-src http://deb.debian.org/debian $suite main" >"$cache/apt/$suite.list"
+# The host's own mirror and fetch settings (no mirror is named here).
+source "$(dirname "$0")/host_apt.sh"
+mirror=$(host_debian_mirror)
+echo "deb-src $mirror $suite main" >"$cache/apt/$suite.list"
 apt_private=(
     -o "Dir::Etc::SourceList=$cache/apt/$suite.list"
     -o Dir::Etc::SourceParts=/dev/null
@@ -101,7 +104,10 @@ upstream_version=${debian_version%-*}
 prefix=$cache/postgresql-$upstream_version
 marker=$prefix/$marker_name
 
-if [ -f "$marker" ] && [ "$(cat "$marker")" = "${configure_options[*]}" ]; then
+# The marker holds the configure options and this script's hash: a change
+# of either builds anew, so CI proves a cold build whenever the recipe moves.
+build_key="${configure_options[*]} script=$(sha256sum "$0" | cut -c1-16)"
+if [ -f "$marker" ] && [ "$(cat "$marker")" = "$build_key" ]; then
     say "reusing $prefix (PostgreSQL $upstream_version, Debian $debian_version)"
     echo "$prefix/bin/pg_config"
     exit 0
@@ -126,8 +132,13 @@ jobs=$(nproc)
     cd "$source_dir"
     ./configure --prefix="$prefix" "${configure_options[@]}" >"$build/configure.log" 2>&1 ||
         { tail -n 30 "$build/configure.log"; exit 1; }
+    # The generated headers (utils/errcodes.h, ...) first and alone: a cold
+    # parallel make raced them (src/common compiled before errcodes.h was
+    # written), which CI reusing a cached build never saw.
+    make -s -C src/backend generated-headers >"$build/make.log" 2>&1 ||
+        { tail -n 40 "$build/make.log"; exit 1; }
     # the server, client programs and PGXS; documentation is not built by "all"
-    make -s -j"$jobs" >"$build/make.log" 2>&1 || { tail -n 40 "$build/make.log"; exit 1; }
+    make -s -j"$jobs" >>"$build/make.log" 2>&1 || { tail -n 40 "$build/make.log"; exit 1; }
     make -s install >"$build/install.log" 2>&1 || { tail -n 40 "$build/install.log"; exit 1; }
     for module in "${contrib_modules[@]}"; do
         make -s -j"$jobs" -C "contrib/$module" install >>"$build/install.log" 2>&1 ||
@@ -135,6 +146,6 @@ jobs=$(nproc)
     done
 ) >&2
 
-echo "${configure_options[*]}" >"$marker"
+echo "$build_key" >"$marker"
 say "installed PostgreSQL $upstream_version into $prefix"
 echo "$prefix/bin/pg_config"

@@ -68,7 +68,7 @@ readable(const ClassEntry *entry, const ToastOwner *owners, int owner_count)
 	if (table_kind == RELKIND_TOASTVALUE)
 	{
 		ToastOwner	key = {table, InvalidOid};
-		ToastOwner *found = bsearch(&key, owners, owner_count, sizeof(ToastOwner), toast_owner_by_toast);
+		const ToastOwner *found = bsearch(&key, owners, owner_count, sizeof(ToastOwner), toast_owner_by_toast);
 
 		if (found == NULL)
 			return false;
