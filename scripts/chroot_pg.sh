@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # chroot_pg.sh MAJOR prepare
 # chroot_pg.sh MAJOR run TREE COMMAND...
+# chroot_pg.sh MAJOR describe
 #
 # A PostgreSQL major that Debian 12 cannot run (its packages need a newer C
 # library) in a minimal chroot of the Debian suite that carries it, made with
@@ -18,6 +19,7 @@
 #          chroot, runs COMMAND there (in /pg_cachectl, as root, with a clean
 #          environment plus CI and every CACHECTL_* variable), and unmounts
 #          everything when COMMAND ends, fails or is interrupted.
+# describe prints the chroot's package version and suite, for summaries.
 #
 # Suites: 17 from trixie, 19 from sid with experimental (the higher of the
 # two versions wins, so 19.x in sid is taken without a change here); any
@@ -149,7 +151,12 @@ build_chroot() {
     mirror=$(host_debian_mirror)
     say "debootstrap $suite from the host's mirror into $root"
     unmount_stale
-    rm -rf "$root"
+    # never remove through a mount (the host's /dev, a bound tree)
+    if awk -v root="$root/" 'index($2, root) == 1 { found = 1 } END { exit !found }' /proc/mounts; then
+        say "something is still mounted under $root; not removing it"
+        return 1
+    fi
+    rm -rf --one-file-system "$root"
     mkdir -p "$root"
     debootstrap --variant=minbase "$suite" "$root" "$mirror" >"$cache/debootstrap-$major.log" 2>&1 ||
         { tail -n 30 "$cache/debootstrap-$major.log" >&2; return 1; }
@@ -169,6 +176,8 @@ build_chroot() {
     {
         echo "script $(script_hash)"
         echo "server $(installed_version "postgresql-$major")"
+        echo "suite $suite"
+        echo "made $(date -u +%Y-%m-%dT%H:%MZ)"
     } >"$marker"
     say "ready in $((SECONDS - started)) s: postgresql-$major $(installed_version "postgresql-$major")"
 }
@@ -226,8 +235,15 @@ run() {
     return "$status"
 }
 
+# One line for a summary: the package, its version, the suite.
+describe() {
+    [ -f "$marker" ] || { say "no chroot in $root"; exit 1; }
+    echo "postgresql-$major $(sed -n 's/^server //p' "$marker"), chroot of $(sed -n 's/^suite //p' "$marker")"
+}
+
 case "$action" in
     prepare) prepare ;;
     run) run "$@" ;;
+    describe) describe ;;
     *) say "unknown action '$action' (prepare, run)"; exit 2 ;;
 esac

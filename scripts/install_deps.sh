@@ -17,6 +17,7 @@ PACKAGES=(
     vmtouch                     # an anchor, for bench/
     sqlsmith                    # random queries over the catalog, for test/t/051
     gnuplot-nox                 # the plots of make bench
+    debootstrap                 # chroots of newer suites for 17 and 19 (scripts/chroot_pg.sh)
     bison                       # these four build the other PostgreSQL versions
     flex                        #   the tests run on (scripts/build_pg_from_source.sh)
     zlib1g-dev

@@ -39,7 +39,10 @@ use File::Temp ();
 use Test::More;
 use Time::HiRes ();
 
-my $major = 15;
+# The package is built for the major of the server under test (the system's
+# PostgreSQL 15 on the host, 17 or 19 in their chroots: scripts/chroot_pg.sh).
+my ($major) = `'@{[ $ENV{PG_CONFIG} // 'pg_config' ]}' --version 2>/dev/null` =~ /^PostgreSQL (\d+)/;
+$major //= 15;
 my $system_bindir = "/usr/lib/postgresql/$major/bin";
 my $package = "postgresql-$major-pg-cachectl";
 my $source_dir = $ENV{PG_CACHECTL_SOURCE_DIR};
@@ -115,7 +118,7 @@ plan skip_all => "the server under test ($bindir, $server_version) is not the "
   unless $config_status == 0
   && -x "$system_bindir/postgres"
   && Cwd::realpath($bindir) eq Cwd::realpath($system_bindir)
-  && $server_version =~ /^PostgreSQL $major\./;
+  && $server_version =~ /^PostgreSQL $major(?:\.|beta|rc|devel)/;
 
 foreach my $tool ('dpkg-buildpackage', 'dh', 'pg_buildext', 'apt-get')
 {
@@ -255,8 +258,14 @@ my $built;
 	local %ENV = %ENV;
 	delete @ENV{qw(MAKEFLAGS MAKELEVEL MFLAGS PG_CONFIG PERL5LIB PG_REGRESS TESTDIR)};
 	local $ENV{PATH} = '/usr/sbin:/usr/bin:/sbin:/bin';
+	# for the server packages installed here, whatever the suite's default
+	# major is (debian/pgversions lists 15 to 19)
+	local $ENV{PG_SUPPORTED_VERSIONS} = 'installed';
 	my $here = Cwd::getcwd();
 	chdir $copy or die "chdir $copy: $!";
+	# debian/control as committed names the package for Debian 12's 15
+	run_logged("$work/updatecontrol.log", 'pg_buildext', 'updatecontrol')
+	  or die "pg_buildext updatecontrol failed";
 	$built = run_logged("$work/build.log", 'dpkg-buildpackage', '-us', '-uc', '-b', '-j2');
 	chdir $here or die "chdir $here: $!";
 }
