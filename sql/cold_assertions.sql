@@ -79,7 +79,7 @@ FROM plan_buffers('SELECT count(*) FROM orders') WHERE relation = 'orders';
 -- buffers and left the OS cache as it was".  The OS cache holds orders and
 -- its index whole, shared buffers none of them.
 SELECT bool_and(shared_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
-SELECT relation, blocks_requested = :orders_blocks AS whole_table FROM cachectl.prewarm('orders', 'os');
+SELECT relation, pages_pending FROM cachectl.os_prefetch('orders');
 SELECT relation, pages_pending FROM cachectl.os_prefetch('orders_pkey');
 CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
@@ -104,6 +104,7 @@ CREATE TABLE orders_archive AS
 SELECT g AS id, date '2020-01-01' + g % 1461 AS placed_on, repeat('a', 100) AS note
 FROM generate_series(1, 30000) g;
 VACUUM (FREEZE, ANALYZE) orders_archive;
+CHECKPOINT;
 CREATE TABLE monthly_totals (month date PRIMARY KEY, orders int8 NOT NULL);
 CREATE PROCEDURE refresh_monthly_totals()
 LANGUAGE plpgsql AS $$
