@@ -1,9 +1,9 @@
 -- The examples of the README's "In your regression suite", as a suite: a
 -- known cold state, then assertions on a plan node's buffer counts, on
 -- status() before and after a query, and on os_residency around a
--- maintenance job.  The output is the same on PostgreSQL 15 to 19, with
--- either OS engine, on any filesystem: no count that depends on readahead,
--- on tmpfs or on the EXPLAIN text format of a major is printed.
+-- maintenance job.  Written so that the output is the same on PostgreSQL
+-- 15 to 19, with either OS engine, on any filesystem: no count that depends
+-- on readahead, on tmpfs or on the EXPLAIN text format of a major is printed.
 CREATE EXTENSION pg_cachectl;
 
 -- What makes buffer counts repeatable.

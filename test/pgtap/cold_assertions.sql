@@ -2,8 +2,8 @@
 -- pg_prove against a database with pgtap and pg_cachectl installed
 -- (test/t/060_pgtap_example.pl runs it):
 --     pg_prove -d DBNAME test/pgtap/cold_assertions.sql
--- Every count asserted is the same on PostgreSQL 15 to 19, with either OS
--- engine, on any filesystem.
+-- Written so that every count asserted is the same on PostgreSQL 15 to 19,
+-- with either OS engine, on any filesystem.
 \set ON_ERROR_STOP 1
 
 -- What makes buffer counts repeatable.
