@@ -72,7 +72,8 @@ REGRESS = \
 	hostile_inputs \
 	bad_inputs \
 	privileges \
-	snapshots
+	snapshots \
+	cold_assertions
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden

@@ -14,6 +14,8 @@ PACKAGES=(
     util-linux                  # fincore, to check our counts against
     postgresql-15-pgfincore     # an anchor, for bench/
     postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
+    postgresql-15-pgtap         # pgTAP 1.2.0, for the pgTAP example of the README (test/t/060)
+    libtap-parser-sourcehandler-pgtap-perl  # pg_prove, which runs that example
     vmtouch                     # an anchor, for bench/
     sqlsmith                    # random queries over the catalog, for test/t/051
     gnuplot-nox                 # the plots of make bench
