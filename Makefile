@@ -79,6 +79,9 @@ PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
 SHLIB_LINK = -lstdc++ -Wl,--version-script=$(srcdir)/src/pg/exports.map
 
+# Before PGXS is included: its clean rule is defined only if this is set.
+EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
+
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
 
@@ -165,7 +168,6 @@ bench:
 	$(MAKE) install
 	QUICK=$(QUICK) PG_CONFIG=$(PG_CONFIG) bash bench/run_all.sh
 
-EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
 
 # PGXS tracks no header dependencies by default.
 $(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)

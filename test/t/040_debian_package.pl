@@ -36,6 +36,7 @@ use Digest::SHA ();
 use File::Copy ();
 use File::Path ();
 use File::Temp ();
+use POSIX ();
 use Test::More;
 use Time::HiRes ();
 
@@ -58,9 +59,12 @@ sub run_logged
 	my $pid = fork() // die "fork: $!";
 	if ($pid == 0)
 	{
-		open(STDOUT, '>', $log) or die "open $log: $!";
-		open(STDERR, '>&', \*STDOUT) or die "dup: $!";
-		exec(@command) or die "exec $command[0]: $!";
+		open(STDOUT, '>', $log) or POSIX::_exit(127);
+		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(127);
+		{ exec(@command) }
+		# not die: the child would run the END block's undo (see CommandOutput.pm)
+		print "exec $command[0]: $!\n";
+		POSIX::_exit(127);
 	}
 	waitpid($pid, 0);
 	my $status = $?;

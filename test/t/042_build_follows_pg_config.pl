@@ -35,8 +35,9 @@ run_capturing('make', '-s', '-C', $tree, 'clean');
 # A second installation as make sees it: another pg_config path.
 my $other = "$work/other-installation/bin";
 system('mkdir', '-p', $other) == 0 or die "mkdir $other";
-my $real_pg_config = `command -v $pg_config`;
+my $real_pg_config = `sh -c 'command -v "\$0"' '$pg_config'`;
 chomp $real_pg_config;
+die "no pg_config found for '$pg_config'" unless $real_pg_config ne '';
 open(my $wrapper, '>', "$other/pg_config") or die "write $other/pg_config: $!";
 print $wrapper "#!/bin/sh\nexec '$real_pg_config' \"\$@\"\n";
 close($wrapper);
