@@ -124,8 +124,7 @@ TEST_CASE("a partly cached window is classified in pieces: full ones set, empty 
     CHECK(job.windows_skipped() == 1);
 
     Map by_mincore(blocks);
-    ForkBlockMap every_window(by_mincore.view, segment.path(), 3 * piece, block_size, EngineChoice::mincore,
-                              3 * piece);
+    ForkBlockMap every_window(by_mincore.view, segment.path(), 3 * piece, block_size, EngineChoice::mincore, 3 * piece);
     REQUIRE(every_window.run(nullptr));
     CHECK(every_window.windows_mapped() == 1);
     CHECK(by_mincore.bytes == map.bytes);
