@@ -587,8 +587,8 @@ row "   autoprewarm, postmaster start -> logged" "$APW_TOTAL_MS" '1.00x' '(info)
 fi
 say "$line"
 say "premises: Linux $(uname -r), $FS_TYPE on $DEV_NAME (read_ahead_kb=$READ_AHEAD_KB, max_sectors_kb=$MAX_SECTORS_KB),"
-say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks; part 4 times CALL cachectl.restore()"
-say "  around psql (its connection included)"
+say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks, OS engine $ENGINE; parts run: $PARTS"
+part 4 && say "  part 4 times CALL cachectl.restore() around psql (its connection included)"
 say "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The goals, as machine-readable lines (ratio = anchor / ours).
