@@ -39,7 +39,8 @@
 # per tool in part 3, default 3), SMALL_COUNTS (table counts of part 2,
 # default "10000 100000"), WARM_CHUNK_BLOCKS (part 4: the half-warm table is
 # every chunk of this many blocks chosen with probability 1/2, default 16),
-# SHARED_BUFFERS (default 4GB), PG_CONFIG, TMPDIR.  Run as root (the cluster
+# SHARED_BUFFERS (default 4GB), PARTS (the parts to run, default "1 2 3 4";
+# e.g. PARTS=1 for status alone), PG_CONFIG, TMPDIR.  Run as root (the cluster
 # runs as postgres, and the OS cache of its files is dropped between
 # restarts) or as the postgres user.
 set -euo pipefail
@@ -63,6 +64,8 @@ STATUS_REPS=${STATUS_REPS:-20}
 JOIN_REPS=${JOIN_REPS:-5}
 WARM_CHUNK_BLOCKS=${WARM_CHUNK_BLOCKS:-16}
 SHARED_BUFFERS=${SHARED_BUFFERS:-4GB}
+PARTS=${PARTS:-"1 2 3 4"}
+part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 GOAL_STATUS=20          # status at least this many times faster than the hand join
 GOAL_PREWARM=2          # prewarm at least this many times faster than pg_prewarm buffer
@@ -250,7 +253,7 @@ Q1=$((T_BLOCKS / 4)) H=$((T_BLOCKS / 2)) Q3=$((3 * T_BLOCKS / 4))
 
 # ---------------------------------------------------------------------------
 say ""
-if [ "$HAVE_PGFINCORE" = 1 ]; then
+if part 1 && [ "$HAVE_PGFINCORE" = 1 ]; then
 say "1. status('t') versus the hand join of pg_buffercache and pgfincore's databit"
 say "   state: t cold (cachectl.cold), then blocks [0, $H) read into shared buffers with their OS copy"
 say "   dropped, then blocks [$Q1, $Q3) into the OS cache: a quarter each shared only, both, OS only, neither"
@@ -285,6 +288,8 @@ IFS='|' read -r SHRES_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
 IFS='|' read -r OSMAP_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
     \$q\$SELECT length(cachectl.os_map('t'))::text\$q\$, $STATUS_REPS)")"
 STATUS_RATIO=$(calc "$JOIN_MS / $STATUS_MS")
+# status cannot beat its own pass over the pool: the best ratio it could reach
+FLOOR_RATIO=$(calc "$JOIN_MS / $SHRES_MS")
 emit_sample status "cachectl.status" "$T_BLOCKS" "$STATUS_MS" ms
 emit_sample status "hand join pg_buffercache x pgfincore" "$T_BLOCKS" "$JOIN_MS" ms
 printf '   %-44s %10.3f ms/call (%d calls)\n' "cachectl.status('t') (every fork)" "$STATUS_MS" "$STATUS_REPS"
@@ -293,12 +298,13 @@ printf '   %-44s %10.3f ms/call\n' "  of which: os_map('t') (main fork)" "$OSMAP
 printf '   %-44s %10.3f ms/call (%d calls)\n' "hand join (main fork)" "$JOIN_MS" "$JOIN_REPS"
 printf '   %-44s %10.3f ms/call\n' "  of which: SELECT count(*) FROM pg_buffercache" "$PGBC_MS"
 printf '   %-44s %10.3f ms/call\n' "  of which: pgfincore('t', 'main', true)" "$PGF_MS"
-say "   ratio: hand join / status = $(fmt "$STATUS_RATIO")x"
-else
+say "   ratio: hand join / status = $(fmt "$STATUS_RATIO")x; hand join / pool pass alone = $(fmt "$FLOOR_RATIO")x (status's ceiling)"
+elif part 1; then
 say "1. status('t') versus the hand join: left out, pgfincore is not installed for this server"
 fi
 
 # ---------------------------------------------------------------------------
+if part 3; then
 say ""
 say "3. loading the cold table into shared buffers ($LOAD_REPS round(s), interleaved)"
 say "   each load starts cold: cachectl.cold('t') (evict, write back, DONTNEED) before prewarm and"
@@ -371,8 +377,10 @@ OURS_CPU=$(median "$CPU_OURS") CORE_CPU=$(median "$CPU_CORE")
 say "   backend CPU (median): prewarm $(fmt "$OURS_CPU" 0) ms of $(fmt "$OURS_MS" 0), pg_prewarm $(fmt "$CORE_CPU" 0) ms of $(fmt "$CORE_MS" 0):"
 say "   both loads are CPU-bound when the CPU time is close to the elapsed time (copying each 8 KB block from"
 say "   the page cache into a buffer, and first-touch faults on the pool's 4 KB pages in a new backend)"
+fi
 
 # ---------------------------------------------------------------------------
+if part 4; then
 say ""
 say "4. reloading the shared blocks of a half-warm table after a restart (cold OS cache)"
 sql <<SQL >/dev/null
@@ -463,8 +471,11 @@ emit_sample reload_after_restart "CALL cachectl.restore (shared)" "$SNAP_BLOCKS"
 emit_sample reload_after_restart "autoprewarm" "$SNAP_BLOCKS" "$APW_LOAD_MS" ms
 RESTORE_RATIO_TOTAL=$(calc "$APW_TOTAL_MS / $RUNS_TOTAL_MS")
 say "   ratio autoprewarm / restore: load $(fmt "$RESTORE_RATIO" 2)x, from the start $(fmt "$RESTORE_RATIO_TOTAL" 2)x"
+fi
 
 # ---------------------------------------------------------------------------
+part 2 || SMALL_COUNTS=''
+if part 2; then
 say ""
 say "2. database_status over many one-row tables (database \"many\", tables s.r_1 ...)"
 sql -c "CREATE DATABASE many" >/dev/null
@@ -528,6 +539,7 @@ SQL
     say "     SELECT * to psql (wall clock, connection included): $(fmt "${DB_WALL_MS[$n]}") ms; backend peak memory growth: $(fmt "${DB_PEAK_KB[$n]} / 1024") MiB"
     check "$row_count >= $n" "database_status returned $row_count rows for $n tables"
 done
+fi
 
 # ---------------------------------------------------------------------------
 say ""
@@ -539,10 +551,12 @@ line=$(printf '%.0s-' {1..122})
 say "$line"
 # shellcheck disable=SC2059
 row() { printf "$ROWFMT" "$@"; }
-if [ "$HAVE_PGFINCORE" = 1 ]; then
+if part 1 && [ "$HAVE_PGFINCORE" = 1 ]; then
 row "1. status('t'), $T_GIB GiB, quarter per layer state" "$(fmt "$STATUS_MS" 3)" "$(fmt "$STATUS_RATIO")x" ">= ${GOAL_STATUS}x faster than join" \
     "$(verdict "$STATUS_RATIO >= $GOAL_STATUS")"
 row "   hand join pg_buffercache x pgfincore databit" "$(fmt "$JOIN_MS" 3)" '1.0x' '(anchor)' ''
+row "   floor: the pool pass alone (shared_residency)" "$(fmt "$SHRES_MS" 3)" "$(fmt "$FLOOR_RATIO")x" '(the best status can reach)' ''
+row "   os_map('t') alone" "$(fmt "$OSMAP_MS" 3)" '-' '(info)' ''
 fi
 for n in $SMALL_COUNTS; do
     goal=${GOAL_DBSTATUS_S[$n]:-}
@@ -555,6 +569,7 @@ for n in $SMALL_COUNTS; do
     row "   the same, every column summed in the server" "$(fmt "${DB_MS[$n]}")" '-' '' ''
     row "   SELECT count(*) FROM cachectl.database_status" "$(fmt "${DB_COUNT_MS[$n]}")" '-' "(peak +$(fmt "${DB_PEAK_KB[$n]} / 1024") MiB)" ''
 done
+if part 3; then
 row "3. prewarm('t', target => 'shared'), cold, median" "$(fmt "$OURS_MS")" "$(fmt "$PREWARM_RATIO" 2)x" ">= ${GOAL_PREWARM}x faster than pg_prewarm" \
     "$(verdict "$PREWARM_RATIO >= $GOAL_PREWARM")"
 row "   pg_prewarm('t', 'buffer'), cold, median" "$(fmt "$CORE_MS")" '1.00x' '(anchor)' ''
@@ -562,19 +577,22 @@ row "   prewarm('t', target => 'os'), cold, median" "$(fmt "$OSPW_MS")" "$(fmt "
 row "   cat of the segment files, cold, median" "$(fmt "$CAT_MS")" "$(fmt "$CORE_MS / $CAT_MS" 2)x" '(device reference)' ''
 row "   backend CPU: prewarm $(fmt "$OURS_CPU" 0) ms, pg_prewarm $(fmt "$CORE_CPU" 0) ms" '' '' '(median, user + system)' ''
 row "   dd iflag=direct bs=8M (no page cache)" "$(fmt "$DD_MS")" "$(fmt "$CORE_MS / $DD_MS" 2)x" '(raw device read)' ''
+fi
+if part 4; then
 row "4. CALL restore(target => 'shared'), load" "$(fmt "$RUNS_MS")" "$(fmt "$RESTORE_RATIO" 2)x" ">= ${GOAL_RESTORE}x faster than autoprewarm" \
     "$(verdict "$RESTORE_RATIO >= $GOAL_RESTORE")"
 row "   autoprewarm, ready -> 'prewarmed N of M' logged" "$APW_LOAD_MS" '1.00x' '(anchor)' ''
 row "   restore, postmaster start -> call returned" "$RUNS_TOTAL_MS" "$(fmt "$RESTORE_RATIO_TOTAL" 2)x" '(info)' ''
 row "   autoprewarm, postmaster start -> logged" "$APW_TOTAL_MS" '1.00x' '(info)' ''
+fi
 say "$line"
 say "premises: Linux $(uname -r), $FS_TYPE on $DEV_NAME (read_ahead_kb=$READ_AHEAD_KB, max_sectors_kb=$MAX_SECTORS_KB),"
-say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks; part 4 times CALL cachectl.restore()"
-say "  around psql (its connection included)"
+say "  shared_buffers=$SHARED_BUFFERS, $(sql -c "SHOW server_version"), t = $T_BLOCKS blocks, OS engine $ENGINE; parts run: $PARTS"
+part 4 && say "  part 4 times CALL cachectl.restore() around psql (its connection included)"
 say "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 # The goals, as machine-readable lines (ratio = anchor / ours).
-if [ "$HAVE_PGFINCORE" = 1 ]; then
+if part 1 && [ "$HAVE_PGFINCORE" = 1 ]; then
     emit_goal "status >= ${GOAL_STATUS}x faster than the pg_buffercache x pgfincore join, $T_GIB GiB" \
         "$(fmt "$STATUS_MS" 3) ms" "join $(fmt "$JOIN_MS" 3) ms" "$(fmt "$STATUS_RATIO" 1)" "$(verdict "$STATUS_RATIO >= $GOAL_STATUS")"
 fi
@@ -584,10 +602,14 @@ for n in $SMALL_COUNTS; do
     emit_goal "database_status over $n tables < $goal s (all rows to psql)" "$(fmt "${DB_WALL_MS[$n]}" 0) ms" '-' '-' \
         "$(verdict "${DB_WALL_MS[$n]} < 1000 * $goal")"
 done
+if part 3; then
 emit_goal "prewarm (shared) >= ${GOAL_PREWARM}x faster than pg_prewarm buffer, cold $T_GIB GiB" \
     "$(fmt "$OURS_MS" 1) ms" "pg_prewarm $(fmt "$CORE_MS" 1) ms" "$(fmt "$PREWARM_RATIO" 2)" "$(verdict "$PREWARM_RATIO >= $GOAL_PREWARM")"
+fi
+if part 4; then
 emit_goal "restore (shared) >= ${GOAL_RESTORE}x faster than autoprewarm after a restart, $SNAP_BLOCKS blocks" \
     "$(fmt "$RUNS_MS" 1) ms" "autoprewarm $APW_LOAD_MS ms" "$(fmt "$RESTORE_RATIO" 2)" "$(verdict "$RESTORE_RATIO >= $GOAL_RESTORE")"
+fi
 
 if [ "$CHECK_FAILURES" -gt 0 ]; then
     say "$CHECK_FAILURES check(s) FAILED (see CHECK FAILED above)"

@@ -28,6 +28,8 @@ class BitmapView {
     std::int64_t size() const { return bit_count_; }
     bool test(std::int64_t index) const;
     void set(std::int64_t index);
+    // Sets the bits in [from, to), whole bytes at a time where it can.
+    void set(std::int64_t from, std::int64_t to);
 
     // Set bits in [from, to), whole bytes at a time where it can.
     std::int64_t count(std::int64_t from, std::int64_t to) const;

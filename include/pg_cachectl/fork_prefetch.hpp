@@ -6,8 +6,10 @@
 // since the cap is a guess, cachestat measures what each call really queued
 // (it counts reads in flight) and the next call starts at the first page it
 // did not.  Waiting uses mincore, which counts only pages whose read has
-// finished.  Every unit of work is one step, so the shim checks interrupts,
-// sleeps for the throttle and reports progress between steps.
+// finished: never cachestat, nor a report's block map (fork_block_map.hpp),
+// both of which count pages whose read is still in flight.  Every unit of
+// work is one step, so the shim checks interrupts, sleeps for the throttle
+// and reports progress between steps.
 #pragma once
 #include "pg_cachectl/server_free.hpp"
 

@@ -4,6 +4,7 @@
 #pragma once
 #include "pg_cachectl/server_free.hpp"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -34,6 +35,11 @@ std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int
 // call that was in place.
 using CachestatCall = long (*)(int fd, const void *range, void *stat);
 CachestatCall set_cachestat_call(CachestatCall call);
+
+// The mincore system call itself, replaceable the same way: tests record
+// which measurements reached it (a wait must; a report need not).
+using MincoreCall = int (*)(void *address, std::size_t length, unsigned char *vector);
+MincoreCall set_mincore_call(MincoreCall call);
 
 // Forgets the remembered probe result (tests only: the server probes once).
 void forget_cachestat_support();

@@ -39,6 +39,23 @@ void BitmapView::set(std::int64_t index) {
     bytes_[static_cast<std::size_t>(index / 8)] |= bit_mask(index);
 }
 
+void BitmapView::set(std::int64_t from, std::int64_t to) {
+    if (from < 0)
+        from = 0;
+    if (to > bit_count_)
+        to = bit_count_;
+    std::int64_t index = from;
+    for (; index < to && index % 8 != 0; ++index)
+        set(index);
+    const std::int64_t whole_bytes = (to - index) / 8;
+    if (whole_bytes > 0) {
+        std::memset(bytes_.data() + index / 8, 0xff, static_cast<std::size_t>(whole_bytes));
+        index += 8 * whole_bytes;
+    }
+    for (; index < to; ++index)
+        set(index);
+}
+
 std::int64_t BitmapView::count(std::int64_t from, std::int64_t to) const {
     if (from < 0)
         from = 0;

@@ -1,4 +1,4 @@
-// fork_block_map.cpp — segments, windows, cachestat pre-pass, mincore.
+// fork_block_map.cpp — segments, windows, cachestat classification, mincore.
 #include "pg_cachectl/fork_block_map.hpp"
 
 #include "pg_cachectl/core_errors.hpp"
@@ -20,12 +20,32 @@ ForkBlockMap::ForkBlockMap(BitmapView map, std::string base_path, std::int64_t s
     if (base_path_.empty() || block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
         throw InvalidArgument("a block map needs a path and a segment size that is a multiple of the block size");
     // Windows hold whole blocks and whole pages, whichever is larger.
-    if (window_bytes <= 0 || window_bytes % std::lcm(block_size, page_size_) != 0)
+    const std::int64_t unit = std::lcm(block_size, page_size_);
+    if (window_bytes <= 0 || window_bytes % unit != 0)
         throw InvalidArgument("the window must be a multiple of both the block size and the page size");
+    piece_bytes_ = std::max(unit, std::min(window_bytes, piece_window_bytes) / unit * unit);
+}
+
+// What cachestat counts in [offset, offset + length) of the open segment.
+// "All" needs every page present: cachestat counts only the pages of a
+// folio that lie in the range, and evicted pages apart.
+ForkBlockMap::Cached ForkBlockMap::cached_in(std::int64_t offset, std::int64_t length) const {
+    std::optional<CacheCounts> counts = cachestat_range(fd_.get(), offset, length, nullptr);
+    if (!counts)
+        throw SystemError(EPERM, "cachestat failed").on_file(path_);
+    if (counts->cached == 0)
+        return Cached::none;
+    return counts->cached >= pages_spanned(length, page_size_) ? Cached::all : Cached::some;
+}
+
+// Sets the bit of every block of [offset, offset + length) of the open segment.
+void ForkBlockMap::set_window(std::int64_t offset, std::int64_t length) {
+    const std::int64_t first_block = segment_ * (segment_bytes_ / block_size_) + offset / block_size_;
+    map_.set(first_block, first_block + length / block_size_);
 }
 
 // Sets the bit of every block of [offset, offset + length) of the open
-// segment whose pages are all resident.
+// segment whose pages are all resident, as mincore tells.
 void ForkBlockMap::mark_window(std::int64_t offset, std::int64_t length) {
     mincore_page_vector(fd_.get(), offset, length, residency_);
     const std::int64_t blocks_per_segment = segment_bytes_ / block_size_;
@@ -39,6 +59,41 @@ void ForkBlockMap::mark_window(std::int64_t offset, std::int64_t length) {
             resident = (residency_[static_cast<std::size_t>(page)] & 1) != 0;
         if (resident)
             map_.set(first_block + block);
+    }
+}
+
+// mincore over the window; it is done.
+void ForkBlockMap::map_window(const ByteRange &window) {
+    try {
+        mark_window(window.offset, window.length);
+    } catch (const SystemError &error) {
+        throw error.on_file(path_);
+    }
+    ++windows_mapped_;
+    offset_ += window.length;
+}
+
+// Takes a window by cachestat's count.  A window partly cached is mapped,
+// unless it is a whole window larger than a piece: then its pieces come
+// next, each classified the same way (a stretch cachestat has walked once
+// is walked once more, piece by piece, only where it is partly cached).
+void ForkBlockMap::classify_window(const ByteRange &window, bool whole) {
+    switch (cached_in(window.offset, window.length)) {
+    case Cached::none:
+        ++windows_skipped_;
+        offset_ += window.length;
+        return;
+    case Cached::all:
+        set_window(window.offset, window.length);
+        ++windows_full_;
+        offset_ += window.length;
+        return;
+    case Cached::some:
+        if (whole && window.length > piece_bytes_)
+            pieces_end_ = window.offset + window.length;
+        else
+            map_window(window);
+        return;
     }
 }
 
@@ -63,39 +118,18 @@ bool ForkBlockMap::next_window() {
         const std::int64_t blocks_in_map = std::min(file_size / block_size_, map_.size() - segment_first_block);
         segment_size_ = blocks_in_map * block_size_;
         offset_ = 0;
+        pieces_end_ = 0;
         use_cachestat_ = choose_engine(engine_, fd_.get()) == Engine::cachestat;
-        if (use_cachestat_) {
-            std::optional<CacheCounts> counts = cachestat_range(fd_.get(), 0, segment_size_, nullptr);
-            if (!counts)
-                throw SystemError(EPERM, "cachestat failed").on_file(path_);
-            if (counts->cached == 0) {
-                windows_skipped_ += (segment_size_ + window_bytes_ - 1) / window_bytes_;
-                offset_ = segment_size_; // nothing cached: every bit stays clear
-            }
-        }
         last_segment_ = file_size < segment_bytes_;
     }
 
     if (offset_ < segment_size_) {
-        const ByteRange window = window_at(offset_, segment_size_, window_bytes_);
-        bool empty = false;
-        if (use_cachestat_) {
-            std::optional<CacheCounts> counts = cachestat_range(fd_.get(), window.offset, window.length, nullptr);
-            if (!counts)
-                throw SystemError(EPERM, "cachestat failed").on_file(path_);
-            empty = counts->cached == 0;
-        }
-        if (empty)
-            ++windows_skipped_;
-        else {
-            try {
-                mark_window(window.offset, window.length);
-            } catch (const SystemError &error) {
-                throw error.on_file(path_);
-            }
-            ++windows_mapped_;
-        }
-        offset_ += window.length;
+        if (!use_cachestat_)
+            map_window(window_at(offset_, segment_size_, window_bytes_));
+        else if (offset_ < pieces_end_)
+            classify_window(window_at(offset_, pieces_end_, piece_bytes_), false);
+        else
+            classify_window(window_at(offset_, segment_size_, window_bytes_), true);
         return false;
     }
     fd_ = UniqueFd();

@@ -58,6 +58,12 @@ long real_cachestat(int fd, const void *range, void *stat) {
 
 std::atomic<CachestatCall> cachestat_call{&real_cachestat};
 
+int real_mincore(void *address, std::size_t length, unsigned char *vector) {
+    return ::mincore(address, length, vector);
+}
+
+std::atomic<MincoreCall> mincore_call{&real_mincore};
+
 } // namespace
 
 CacheCounts &CacheCounts::operator+=(const CacheCounts &other) {
@@ -100,6 +106,10 @@ CachestatCall set_cachestat_call(CachestatCall call) {
     return cachestat_call.exchange(call != nullptr ? call : &real_cachestat);
 }
 
+MincoreCall set_mincore_call(MincoreCall call) {
+    return mincore_call.exchange(call != nullptr ? call : &real_mincore);
+}
+
 void forget_cachestat_support() {
     remembered_support.store(0);
 }
@@ -137,7 +147,7 @@ void mincore_page_vector(int fd, std::int64_t offset, std::int64_t length, std::
     if (length == 0)
         return;
     FileMapping mapping(fd, static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
-    if (::mincore(mapping.address(), mapping.length(), pages.data()) != 0)
+    if (mincore_call.load()(mapping.address(), mapping.length(), pages.data()) != 0)
         throw SystemError(errno, "mincore failed");
 }
 

@@ -35,6 +35,20 @@ TEST_CASE("bit 0 is the high bit of the first byte, as in a varbit") {
     CHECK(bits.view.size() == 10);
 }
 
+TEST_CASE("a range of bits is set whole, from any bit to any bit, and clipped to the map") {
+    for (std::int64_t from = 0; from < 20; ++from)
+        for (std::int64_t to = from; to <= 90; to += 7) {
+            BitString bits(std::string(83, '0'));
+            bits.view.set(from, to);
+            INFO("from " << from << " to " << to);
+            for (std::int64_t index = 0; index < 83; ++index)
+                REQUIRE(bits.view.test(index) == (index >= from && index < to));
+        }
+    BitString bits(std::string(10, '0'));
+    bits.view.set(-5, 3);
+    CHECK(bits.view.count() == 3);
+}
+
 TEST_CASE("a bitmap needs room for every bit") {
     std::vector<std::uint8_t> bytes(1);
     CHECK_NOTHROW(BitmapView(bytes, 8));

@@ -1,6 +1,7 @@
 // test_fork_block_map.cpp — os_map's core on real segment files: one bit per
-// block set exactly for the cached blocks, the cachestat pre-pass skipping
-// empty segments and windows, cancellation and resumption.
+// block set exactly for the cached blocks, cachestat classifying windows and
+// their pieces (empty skipped, full set, only the rest mapped), cancellation
+// and resumption.
 #include "pg_cachectl/core_errors.hpp"
 #include "pg_cachectl/fork_block_map.hpp"
 #include "pg_cachectl/os_page_cache.hpp"
@@ -88,6 +89,7 @@ TEST_CASE("cachestat finds the empty segment and windows, which are not mapped")
     CHECK(job.windows_mapped() >= 2);
     const std::int64_t all_windows =
         (256 + blocks_per_window - 1) / blocks_per_window + (100 + blocks_per_window - 1) / blocks_per_window;
+    CHECK(job.windows_full() == 0);
     CHECK(job.windows_mapped() + job.windows_skipped() == all_windows);
 
     Map by_mincore(356);
@@ -96,6 +98,37 @@ TEST_CASE("cachestat finds the empty segment and windows, which are not mapped")
     REQUIRE(every_window.run(nullptr));
     CHECK(every_window.windows_skipped() == 0);
     CHECK(by_mincore.bytes == map.bytes);
+}
+
+TEST_CASE("a partly cached window is classified in pieces: full ones set, empty ones skipped, the rest mapped") {
+    // One segment of three 4 MiB pieces, all in one window: the first piece
+    // wholly read, the second partly, the third not at all.
+    const std::int64_t piece = ForkBlockMap::piece_window_bytes;
+    const std::int64_t blocks = 3 * piece / block_size;
+    TempDirectory dir;
+    TempFile segment(dir, "800");
+    segment.append(3 * piece);
+    segment.drop_from_cache();
+    segment.disable_readahead();
+    segment.read_range(0, piece);
+    segment.read_range(piece + 8 * block_size, 4 * block_size);
+    if (!cachestat_works(segment.fd())) {
+        WARN("cachestat is not available here: the classification cannot be tested");
+        return;
+    }
+    Map map(blocks);
+    ForkBlockMap job(map.view, segment.path(), 3 * piece, block_size, EngineChoice::automatic, 3 * piece);
+    REQUIRE(job.run(nullptr));
+    CHECK(job.windows_full() == 1);
+    CHECK(job.windows_mapped() == 1);
+    CHECK(job.windows_skipped() == 1);
+
+    Map by_mincore(blocks);
+    ForkBlockMap every_window(by_mincore.view, segment.path(), 3 * piece, block_size, EngineChoice::mincore, 3 * piece);
+    REQUIRE(every_window.run(nullptr));
+    CHECK(every_window.windows_mapped() == 1);
+    CHECK(by_mincore.bytes == map.bytes);
+    CHECK(map.view.count() == piece / block_size + 4);
 }
 
 TEST_CASE("a cancelled map resumes where it stopped and ends the same") {
