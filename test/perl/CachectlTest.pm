@@ -2,7 +2,8 @@
 # fincore can judge them here, the OS page size, fincore's resident page
 # counts (to compare pg_cachectl's figures with), relations made huge with
 # sparse segment files, and the pgbench load with the checks that follow it
-# (the pgbench invariant, amcheck, the server log, pg_checksums).
+# (the pgbench invariant, amcheck, the server log, pg_checksums), and the
+# kernel's own page counts of a file range (cachestat).
 package CachectlTest;
 
 use strict;
@@ -10,12 +11,13 @@ use warnings;
 
 use Exporter 'import';
 use IPC::Run;
+use POSIX ();
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
   extend_with_sparse_segments start_pgbench finish_pgbench check_pgbench_balances
-  check_amcheck log_trouble check_pg_checksums sqlstate_of);
+  check_amcheck log_trouble check_pg_checksums sqlstate_of cachestat_counts);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -38,6 +40,32 @@ sub os_page_size
 {
 	my ($size) = run_command([ 'getconf', 'PAGESIZE' ]);
 	return $size;
+}
+
+# cachestat(2) of $length bytes of a file from $offset (0 for up to its end):
+# a hash of the kernel's counts of OS pages there (cached, dirty, writeback,
+# evicted, recently_evicted), or undef where the kernel has no cachestat or a
+# seccomp filter refuses it.  "evicted" counts the pages that reclaim took out
+# of the page cache (the kernel keeps an entry for each, to detect refaults);
+# POSIX_FADV_DONTNEED and truncation remove those entries, so right after a
+# drop it is 0.  The system call is number 451 on x86_64 and arm64 alike.
+sub cachestat_counts
+{
+	my ($path, $offset, $length) = @_;
+	open(my $file, '<', $path) or die "could not open \"$path\": $!";
+	my $range = pack('QQ', $offset, $length);
+	my $counts = "\0" x (5 * 8);
+	my $ret = syscall(451, fileno($file), $range, $counts, 0);
+	my $errno = $! + 0;
+	close($file);
+	if ($ret != 0)
+	{
+		return undef if $errno == POSIX::ENOSYS || $errno == POSIX::EPERM;
+		die "cachestat of \"$path\" failed: errno $errno";
+	}
+	my %count;
+	@count{qw(cached dirty writeback evicted recently_evicted)} = unpack('Q5', $counts);
+	return \%count;
 }
 
 # fincore's resident page count of each file, keyed by the file's path; dies
