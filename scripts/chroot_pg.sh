@@ -217,9 +217,10 @@ prepare() {
 run() {
     local tree=${1:?usage: chroot_pg.sh MAJOR run TREE COMMAND...}
     shift
-    [ -f "$marker" ] || { say "no chroot in $root: run 'chroot_pg.sh $major prepare' first"; exit 1; }
+    mkdir -p "$cache"
     exec 9>"$cache/.lock-chroot-$major"
-    flock 9 # one run in a chroot at a time: mounts are shared
+    flock 9 # one run in a chroot at a time, and none while it is made
+    [ -f "$marker" ] || { say "no chroot in $root: run 'chroot_pg.sh $major prepare' first"; exit 1; }
     trap unmount_all EXIT
     trap 'exit 130' INT TERM
     unmount_stale

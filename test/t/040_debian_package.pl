@@ -278,7 +278,9 @@ note(sprintf('the build took %.0f s', Time::HiRes::time() - $build_started));
 # pg_buildext ran our Makefile with PostgreSQL 15's pg_config: the shim was
 # compiled against that server's headers, in build-15/
 my $build_log = -f "$work/build.log" ? `cat \Q$work/build.log\E` : '';
-like($build_log, qr{^gcc .*-I/usr/include/postgresql/$major/server .*-c -o src/pg/pg_cachectl\.o \Q$copy\E/src/pg/pg_cachectl\.c$}m,
+# (the compiler as the server was configured with it: gcc, or
+# x86_64-linux-gnu-gcc for 19 in sid)
+like($build_log, qr{^(?:\S+-)?gcc(?:-\d+)? .*-I/usr/include/postgresql/$major/server .*-c -o src/pg/pg_cachectl\.o \Q$copy\E/src/pg/pg_cachectl\.c$}m,
 	"the module was compiled against PostgreSQL ${major}'s headers, out of the source directory");
 
 my $deb = "$build_dir/${package}_${version}_$arch.deb";
