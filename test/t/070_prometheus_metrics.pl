@@ -13,7 +13,8 @@
 #   cachectl.top_relations reports, from a sample scraped after the change;
 # - the per-kind series equal what cachectl.database_summary reports, within
 #   a few scrapes (the exporter's own catalog reads settle first);
-# - the metric names and labels are the documented ones.
+# - the metric names and labels are the documented ones;
+# - both reports run on a hot standby of the node.
 # Both servers are stopped at the end, on failure too (END block).  Other
 # majors run in chroots without these packages: then the test is skipped.
 use strict;
@@ -57,7 +58,7 @@ END
 }
 
 my $node = PostgreSQL::Test::Cluster->new('metrics');
-$node->init;
+$node->init(allows_streaming => 1);
 $node->append_conf(
 	'postgresql.conf', q{
 shared_buffers = '128MB'
@@ -219,5 +220,19 @@ for my $server (reverse @servers)
 }
 @servers = ();
 ok(1, 'postgres_exporter and Prometheus stopped');
+
+# Safe on a standby: both reports run there (read-only, no relation locks).
+$node->backup('metrics_backup');
+my $standby = PostgreSQL::Test::Cluster->new('metrics_standby');
+$standby->init_from_backup($node, 'metrics_backup', has_streaming => 1);
+$standby->start;
+$node->wait_for_catchup($standby);
+is( $standby->safe_psql(
+		'postgres',
+		q{SELECT pg_is_in_recovery(), (SELECT count(*) FROM cachectl.database_summary),
+		         (SELECT count(*) > 0 FROM cachectl.top_relations(5))}),
+	't|4|t',
+	'database_summary and top_relations run on a hot standby');
+$standby->stop;
 $node->stop;
 done_testing();
