@@ -19,6 +19,8 @@ SHIM_OBJS = \
 	src/pg/core_errors.o \
 	src/pg/core_ownership.o \
 	src/pg/database_relations.o \
+	src/pg/database_cache.o \
+	src/pg/cache_metrics.o \
 	src/pg/relation_set.o \
 	src/pg/os_cache_jobs.o \
 	src/pg/os_control.o \
@@ -73,7 +75,8 @@ REGRESS = \
 	bad_inputs \
 	privileges \
 	snapshots \
-	cold_assertions
+	cold_assertions \
+	metrics
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden

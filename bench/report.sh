@@ -64,6 +64,10 @@ declare -A TITLE=(
     [reload_after_restart]="Reloading the shared blocks of a half-warm table after a restart: ms"
     [database_status]="database_status over many one-row tables: ms"
     [database_status_memory]="database_status over many one-row tables: backend peak memory growth, MiB"
+    [database_summary]="One scrape: database_summary (per kind) of a database of many relations: ms"
+    [top_relations]="One scrape: top_relations(10) of a database of many relations: ms"
+    [database_status_for_scale]="database_status of the same database, for scale: ms"
+    [metrics_floor]="Parts of the scrape's floor: catalog list + pool pass, fincore over the files: ms"
 )
 declare -A XNAME=(
     [residency_written]="GiB" [residency_readback]="GiB" [residency_dropped]="GiB" [residency_sparse]="GiB"
@@ -72,6 +76,8 @@ declare -A XNAME=(
     [restore_half]="GB" [restore_half_bandwidth]="GB" [os_map_sparse]="GiB" [os_map_sparse_memory]="GiB"
     [status]="blocks" [load_shared]="blocks" [load_shared_bandwidth]="blocks"
     [reload_after_restart]="blocks" [database_status]="tables" [database_status_memory]="tables"
+    [database_summary]="relations" [top_relations]="relations" [database_status_for_scale]="relations"
+    [metrics_floor]="relations"
 )
 # Figures whose first series is pg_cachectl and the others its anchors.
 RATIO_FIGURES=" residency_written residency_readback residency_dropped residency_sparse evict_many prefetch
@@ -209,7 +215,7 @@ MODE=$(info mode)
         echo
     fi
     echo "## Figures"
-    for bench in os_residency evict evict_sweep os_prefetch both_layers; do
+    for bench in os_residency evict evict_sweep os_prefetch both_layers metrics; do
         figures=$(awk -F'\t' -v b="$bench" '$1 == b && !seen[$2]++ { print $2 }' "$MEDIANS")
         [ -n "$figures" ] || continue
         echo

@@ -27,6 +27,8 @@ PACKAGES=(
     debhelper                   # the Debian package (debian/, test/t/040)
     postgresql-server-dev-all   # pg_buildext, for the Debian package
     dpkg-dev                    # dpkg-buildpackage
+    prometheus                  # the real Prometheus server scraping the exporter in test/t/070
+    prometheus-postgres-exporter  # postgres_exporter 0.11.1, reads monitoring/postgres_exporter/ (test/t/070)
 )
 # The server and its headers are installed together, so they stay one release.
 TOGETHER=(postgresql-15 postgresql-server-dev-15)

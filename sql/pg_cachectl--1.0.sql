@@ -1026,3 +1026,56 @@ COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
     'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
 COMMENT ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) IS
     'Loads a cache snapshot back into shared buffers and/or the OS page cache a relation and a chunk at a time, committing after each (so it works on a hot standby), counting relations and 8 kB blocks; superuser until granted, with SELECT on cachectl.snapshot and on the tables.';
+
+-- ---------------------------------------------------------------------------
+-- Metrics for scraping (monitoring/ ships the exporters' configurations):
+-- one walk of the current database, one pass over the pool, no relation
+-- locks, nothing written (so they run on a hot standby too).
+
+-- Both layers of the current database, one row per relation kind.
+CREATE FUNCTION cachectl.database_summary(
+    OUT database name,
+    OUT kind text,
+    OUT relations int8,
+    OUT size_bytes int8,
+    OUT shared_bytes int8,
+    OUT shared_dirty_bytes int8,
+    OUT os_cached_bytes int8,
+    OUT double_cached_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_database_summary'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 4;
+
+CREATE VIEW cachectl.database_summary AS
+    SELECT database, kind, relations, size_bytes, shared_bytes, shared_dirty_bytes,
+           os_cached_bytes, double_cached_bytes
+    FROM cachectl.database_summary();
+
+-- For each layer ('both', 'os', 'shared'), the n relation forks holding the
+-- most bytes in it.
+CREATE FUNCTION cachectl.top_relations(
+    n int4 DEFAULT 10,
+    OUT database name,
+    OUT schema name,
+    OUT relation name,
+    OUT kind text,
+    OUT fork text,
+    OUT layer text,
+    OUT bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_top_relations'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 30;
+
+COMMENT ON FUNCTION cachectl.database_summary() IS
+    'Reports the current database per relation kind (table, index, toast, other): relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both, over every relation; granted to pg_read_all_stats (so pg_monitor), its EXECUTE grant alone covers it.';
+COMMENT ON VIEW cachectl.database_summary IS
+    'The current database per relation kind: relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both.';
+COMMENT ON FUNCTION cachectl.top_relations(int4) IS
+    'Reports for each layer (both, os, shared) the n relation forks of the current database holding the most bytes in it, in bytes; granted to pg_read_all_stats (so pg_monitor), and lists only tables the caller may SELECT.';
+
+REVOKE ALL ON FUNCTION cachectl.database_summary() FROM PUBLIC;
+REVOKE ALL ON cachectl.database_summary FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.top_relations(int4) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.database_summary() TO pg_read_all_stats;
+GRANT SELECT ON cachectl.database_summary TO pg_read_all_stats;
+GRANT EXECUTE ON FUNCTION cachectl.top_relations(int4) TO pg_read_all_stats;

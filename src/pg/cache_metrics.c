@@ -1,0 +1,268 @@
+/*
+ * cache_metrics.c — the figures monitoring scrapes: database_summary(), both
+ * layers of the current database per relation kind, and top_relations(),
+ * the relation forks holding the most bytes in each layer.  Both come from
+ * one walk of the database (database_cache.c): one pass over the pool, no
+ * relation locks, nothing written, so they run on a hot standby too.
+ *
+ * The autowarm worker's status (last snapshot age, last load, blocks loaded,
+ * failures) belongs here as a third report once the worker exists.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_class.h"
+#include "commands/dbcommands.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
+
+#include "database_cache.h"
+#include "database_relations.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_database_summary);
+PG_FUNCTION_INFO_V1(pg_cachectl_top_relations);
+
+#define SUMMARY_COLUMNS 8
+#define TOP_COLUMNS 7
+#define TOP_LIMIT 1000
+
+/* The kinds a summary has a row for, in output order. */
+typedef enum MetricKind
+{
+	METRIC_KIND_TABLE,
+	METRIC_KIND_INDEX,
+	METRIC_KIND_TOAST,
+	METRIC_KIND_OTHER
+} MetricKind;
+
+#define METRIC_KIND_COUNT (METRIC_KIND_OTHER + 1)
+
+static const char *const metric_kind_names[METRIC_KIND_COUNT] = {"table", "index", "toast", "other"};
+
+/*
+ * The kind label of a relation, by relkind: a TOAST table's own index is an
+ * index; materialized views and sequences are "other".
+ */
+static MetricKind
+metric_kind(char relkind)
+{
+	switch (relkind)
+	{
+		case RELKIND_RELATION:
+			return METRIC_KIND_TABLE;
+		case RELKIND_INDEX:
+			return METRIC_KIND_INDEX;
+		case RELKIND_TOASTVALUE:
+			return METRIC_KIND_TOAST;
+		default:
+			return METRIC_KIND_OTHER;
+	}
+}
+
+typedef struct KindTotals
+{
+	int64		relations;
+	int64		size_bytes;
+	int64		shared_bytes;
+	int64		shared_dirty_bytes;
+	int64		os_cached_bytes;
+	int64		double_cached_bytes;
+} KindTotals;
+
+static void
+add_to_kind(const DatabaseForkCache *fork, void *argument)
+{
+	KindTotals *totals = &((KindTotals *) argument)[metric_kind(fork->relation->relkind)];
+
+	totals->size_bytes += fork->size_bytes;
+	totals->shared_bytes += fork->shared_bytes;
+	totals->shared_dirty_bytes += fork->shared_dirty_bytes;
+	totals->os_cached_bytes += fork->os_cached_bytes;
+	totals->double_cached_bytes += fork->double_cached_bytes;
+}
+
+/*
+ * cachectl.database_summary()
+ *   RETURNS TABLE (database name, kind text, relations int8, size_bytes int8,
+ *                  shared_bytes int8, shared_dirty_bytes int8,
+ *                  os_cached_bytes int8, double_cached_bytes int8)
+ *
+ * One row per kind (table, index, toast, other), zeros included, so a
+ * scraper's series never disappear.  Sums over every relation with storage
+ * of the current database, whoever may read it: the EXECUTE grant covers a
+ * figure per kind, as it does the database-wide actions.
+ */
+Datum
+pg_cachectl_database_summary(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	KindTotals	totals[METRIC_KIND_COUNT];
+	DatabaseRelation *relations;
+	int			relation_count;
+	char	   *database = get_database_name(MyDatabaseId);
+
+	InitMaterializedSRF(fcinfo, 0);
+	memset(totals, 0, sizeof(totals));
+	relations = database_relations_list(false, &relation_count);
+	for (int i = 0; i < relation_count; i++)
+		totals[metric_kind(relations[i].relkind)].relations++;
+	database_cache_walk(relations, relation_count, add_to_kind, totals);
+
+	for (int kind = 0; kind < METRIC_KIND_COUNT; kind++)
+	{
+		Datum		values[SUMMARY_COLUMNS];
+		bool		nulls[SUMMARY_COLUMNS] = {false};
+
+		/* name is fixed-length: pass it as the type's own representation */
+		values[0] = DirectFunctionCall1(namein, CStringGetDatum(database));
+		values[1] = CStringGetTextDatum(metric_kind_names[kind]);
+		values[2] = Int64GetDatum(totals[kind].relations);
+		values[3] = Int64GetDatum(totals[kind].size_bytes);
+		values[4] = Int64GetDatum(totals[kind].shared_bytes);
+		values[5] = Int64GetDatum(totals[kind].shared_dirty_bytes);
+		values[6] = Int64GetDatum(totals[kind].os_cached_bytes);
+		values[7] = Int64GetDatum(totals[kind].double_cached_bytes);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	return (Datum) 0;
+}
+
+/* The cached forks of a walk, for ranking. */
+typedef struct CachedForks
+{
+	DatabaseForkCache *forks;
+	int			count;
+	int			capacity;
+} CachedForks;
+
+static void
+keep_cached_fork(const DatabaseForkCache *fork, void *argument)
+{
+	CachedForks *kept = argument;
+
+	if (fork->shared_bytes == 0 && fork->os_cached_bytes == 0)
+		return;
+	if (kept->count == kept->capacity)
+	{
+		kept->capacity *= 2;
+		kept->forks = repalloc_huge(kept->forks, sizeof(DatabaseForkCache) * kept->capacity);
+	}
+	kept->forks[kept->count++] = *fork;
+}
+
+/* The layers top_relations ranks by, in output order. */
+typedef enum RankedLayer
+{
+	RANKED_BOTH,
+	RANKED_OS,
+	RANKED_SHARED
+} RankedLayer;
+
+#define RANKED_LAYER_COUNT (RANKED_SHARED + 1)
+
+static const char *const ranked_layer_names[RANKED_LAYER_COUNT] = {"both", "os", "shared"};
+
+static int64
+layer_bytes(const DatabaseForkCache *fork, RankedLayer layer)
+{
+	switch (layer)
+	{
+		case RANKED_BOTH:
+			return fork->double_cached_bytes;
+		case RANKED_OS:
+			return fork->os_cached_bytes;
+		case RANKED_SHARED:
+			return fork->shared_bytes;
+	}
+	return 0;
+}
+
+/* Most bytes first; ties by relation OID, then fork, so the order is stable. */
+static int
+by_layer_bytes(const void *a, const void *b, void *argument)
+{
+	const DatabaseForkCache *left = a;
+	const DatabaseForkCache *right = b;
+	RankedLayer layer = *(const RankedLayer *) argument;
+	int64		left_bytes = layer_bytes(left, layer);
+	int64		right_bytes = layer_bytes(right, layer);
+
+	if (left_bytes != right_bytes)
+		return left_bytes > right_bytes ? -1 : 1;
+	if (left->relation->relid != right->relation->relid)
+		return left->relation->relid < right->relation->relid ? -1 : 1;
+	return (int) left->fork - (int) right->fork;
+}
+
+/*
+ * cachectl.top_relations(n int4 DEFAULT 10)
+ *   RETURNS TABLE (database name, schema name, relation name, kind text,
+ *                  fork text, layer text, bytes int8)
+ *
+ * For each layer — 'both' (bytes cached twice), 'os', 'shared' — the n
+ * relation forks of the current database holding the most bytes in it
+ * (forks with none left out): at most 3 n rows, from one walk.  Only
+ * relations the user may SELECT (on the table, for an index or TOAST
+ * relation), others left out silently, as database_status does.
+ */
+Datum
+pg_cachectl_top_relations(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	int32		n = PG_GETARG_INT32(0);
+	DatabaseRelation *relations;
+	int			relation_count;
+	CachedForks kept;
+	Datum		database;
+
+	if (n < 1 || n > TOP_LIMIT)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("n must be between 1 and %d relation forks", TOP_LIMIT)));
+	InitMaterializedSRF(fcinfo, 0);
+	database = DirectFunctionCall1(namein, CStringGetDatum(get_database_name(MyDatabaseId)));
+
+	relations = database_relations_list(true, &relation_count);
+	kept.count = 0;
+	kept.capacity = 64;
+	kept.forks = palloc(sizeof(DatabaseForkCache) * kept.capacity);
+	database_cache_walk(relations, relation_count, keep_cached_fork, &kept);
+
+	for (RankedLayer layer = 0; layer < RANKED_LAYER_COUNT; layer++)
+	{
+		int			emitted = 0;
+
+		if (kept.count > 1)
+			qsort_arg(kept.forks, kept.count, sizeof(DatabaseForkCache), by_layer_bytes, &layer);
+		for (int i = 0; i < kept.count && emitted < n; i++)
+		{
+			const DatabaseForkCache *fork = &kept.forks[i];
+			int64		bytes = layer_bytes(fork, layer);
+			char	   *relation_name;
+			char	   *schema_name;
+			Datum		values[TOP_COLUMNS];
+			bool		nulls[TOP_COLUMNS] = {false};
+
+			if (bytes == 0)
+				break;
+			/* dropped since the walk: left out */
+			relation_name = get_rel_name(fork->relation->relid);
+			schema_name = get_namespace_name(get_rel_namespace(fork->relation->relid));
+			if (relation_name == NULL || schema_name == NULL)
+				continue;
+			values[0] = database;
+			values[1] = DirectFunctionCall1(namein, CStringGetDatum(schema_name));
+			values[2] = DirectFunctionCall1(namein, CStringGetDatum(relation_name));
+			values[3] = CStringGetTextDatum(metric_kind_names[metric_kind(fork->relation->relkind)]);
+			values[4] = CStringGetTextDatum(forkNames[fork->fork]);
+			values[5] = CStringGetTextDatum(ranked_layer_names[layer]);
+			values[6] = Int64GetDatum(bytes);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			emitted++;
+		}
+	}
+	return (Datum) 0;
+}

@@ -1,0 +1,238 @@
+# 070_prometheus_metrics.pl
+#
+# The metrics end to end, with the real servers from Debian's packages
+# (prometheus, prometheus-postgres-exporter): a test cluster; postgres_exporter
+# on a loopback port with the shipped queries file
+# (monitoring/postgres_exporter/pg_cachectl_queries.yaml), connecting over the
+# node's unix socket as a pg_monitor role; Prometheus on loopback scraping it
+# every second from a generated config, with its own storage directory.
+# After a known cache state is made — table m cold, then blocks 0-99 in shared
+# buffers only, 200-499 in the OS cache only, 600-649 in both — the test asks
+# Prometheus's HTTP API (/api/v1/query) for the series and asserts:
+# - the top_relations series of m (shared, os, both) equal what
+#   cachectl.top_relations reports, from a sample scraped after the change;
+# - the per-kind series equal what cachectl.database_summary reports, within
+#   a few scrapes (the exporter's own catalog reads settle first);
+# - the metric names and labels are the documented ones;
+# - both reports run on a hot standby of the node.
+# Both servers are stopped at the end, on failure too (END block).  Other
+# majors run in chroots without these packages: then the test is skipped.
+use strict;
+use warnings;
+
+use HTTP::Tiny;
+use IPC::Run;
+use JSON::PP;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use Time::HiRes qw(time sleep);
+
+my $prometheus = '/usr/bin/prometheus';
+my $exporter = '/usr/bin/prometheus-postgres-exporter';
+for my $binary ($prometheus, $exporter)
+{
+	plan skip_all => "$binary is not installed (Debian packages prometheus and "
+	  . "prometheus-postgres-exporter; scripts/install_deps.sh installs them)"
+	  unless -x $binary;
+}
+my $source_dir = $ENV{PG_CACHECTL_SOURCE_DIR}
+  or plan skip_all => 'PG_CACHECTL_SOURCE_DIR is not set (run through test/run_tap.sh)';
+my $queries = "$source_dir/monitoring/postgres_exporter/pg_cachectl_queries.yaml";
+plan skip_all => "$queries is not readable" unless -r $queries;
+
+my @servers;    # IPC::Run harnesses, stopped in END whatever happens
+my $pid = $$;
+
+END
+{
+	# only the process that started them (never a forked child) stops them
+	if (defined $pid && $$ == $pid)
+	{
+		for my $server (@servers)
+		{
+			eval { $server->signal('TERM'); $server->finish; 1 }
+			  or eval { $server->kill_kill; 1 };
+		}
+	}
+}
+
+my $node = PostgreSQL::Test::Cluster->new('metrics');
+$node->init(allows_streaming => 1);
+$node->append_conf(
+	'postgresql.conf', q{
+shared_buffers = '128MB'
+autovacuum = off
+bgwriter_lru_maxpages = 0
+});
+$node->start;
+$node->safe_psql(
+	'postgres', q{
+CREATE EXTENSION pg_cachectl;
+CREATE ROLE metrics_monitor LOGIN IN ROLE pg_monitor;
+CREATE TABLE m (id int, pad text);
+ALTER TABLE m ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO m SELECT g, repeat('x', 4000) FROM generate_series(1, 2000) g;
+GRANT SELECT ON m TO metrics_monitor;
+CHECKPOINT;
+});
+my $m_blocks = $node->safe_psql('postgres',
+	q{SELECT pg_relation_size('m') / current_setting('block_size')::int});
+cmp_ok($m_blocks, '>=', 700, "table m has $m_blocks blocks");
+
+my $work = PostgreSQL::Test::Utils::tempdir;
+my $exporter_port = PostgreSQL::Test::Cluster::get_free_port();
+my $prometheus_port = PostgreSQL::Test::Cluster::get_free_port();
+my $dsn =
+	'host=' . $node->host . ' port=' . $node->port
+  . ' dbname=postgres user=metrics_monitor sslmode=disable';
+
+push @servers,
+  IPC::Run::start(
+	[
+		$exporter, "--web.listen-address=127.0.0.1:$exporter_port",
+		"--extend.query-path=$queries", '--disable-settings-metrics'
+	],
+	'<', \undef, '>', "$work/exporter.log", '2>&1',
+	init => sub { $ENV{DATA_SOURCE_NAME} = $dsn });
+
+open my $config, '>', "$work/prometheus.yml" or die "prometheus.yml: $!";
+print $config <<"CONFIG";
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: postgres
+    static_configs:
+      - targets: ['127.0.0.1:$exporter_port']
+CONFIG
+close $config;
+push @servers,
+  IPC::Run::start(
+	[
+		$prometheus, "--config.file=$work/prometheus.yml",
+		"--storage.tsdb.path=$work/tsdb",
+		"--web.listen-address=127.0.0.1:$prometheus_port"
+	],
+	'<', \undef, '>', "$work/prometheus.log", '2>&1');
+
+my $http = HTTP::Tiny->new(timeout => 5);
+
+# The result vector of an instant query, or undef while Prometheus is not up.
+sub promql
+{
+	my ($query) = @_;
+	my $response = $http->get("http://127.0.0.1:$prometheus_port/api/v1/query?query="
+		  . join('', map { sprintf('%%%02X', ord) } split //, $query));
+	return undef unless $response->{success};
+	my $body = eval { decode_json($response->{content}) };
+	return undef unless $body && $body->{status} eq 'success';
+	return $body->{data}{result};
+}
+
+# Polls until check returns true, or the deadline passes; returns what it returned.
+sub poll_until
+{
+	my ($seconds, $check) = @_;
+	my $deadline = time + $seconds;
+	while (1)
+	{
+		my $result = $check->();
+		return $result if $result || time > $deadline;
+		sleep 0.25;
+	}
+}
+
+my $up = poll_until(60,
+	sub { my $r = promql('pg_cachectl_relations'); $r && @$r == 4 });
+ok($up, 'Prometheus scrapes postgres_exporter: four pg_cachectl_relations series')
+  or diag(slurp_file("$work/exporter.log") . slurp_file("$work/prometheus.log"));
+
+# The known state: cold, then a part in each layer.
+$node->safe_psql(
+	'postgres', q{
+SELECT count(*) FROM cachectl.cold('m');
+SELECT count(*) FROM cachectl.prewarm('m', 'shared', first_block => 0, last_block => 99, drop_os_copy => true);
+SELECT count(*) FROM cachectl.os_prefetch('m', first_block => 200, last_block => 499);
+SELECT count(*) FROM cachectl.prewarm('m', 'both', first_block => 600, last_block => 649);
+});
+my $changed_at = time;
+my %sql_m = map { split /\|/ } split /\n/,
+  $node->safe_psql('postgres',
+	q{SELECT layer, bytes FROM cachectl.top_relations(1000) WHERE relation = 'm' AND fork = 'main'});
+is($sql_m{shared}, 150 * 8192, 'SQL: m has 150 blocks in shared buffers');
+cmp_ok($sql_m{both}, '>=', 50 * 8192, 'SQL: at least the 50 prewarmed blocks of m are cached twice');
+cmp_ok($sql_m{os}, '>=', 350 * 8192, 'SQL: at least 350 blocks of m are in the OS cache');
+
+# The series of m, from a sample scraped after the change.
+my $top_query = 'pg_cachectl_top_relation_cached_bytes{relation="m",fork="main"}';
+my $fresh = poll_until(
+	30,
+	sub {
+		my $stamps = promql("timestamp($top_query)");
+		return $stamps && @$stamps == 3
+		  && !grep { $_->{value}[1] < $changed_at } @$stamps;
+	});
+ok($fresh, 'Prometheus has samples of m scraped after the cache state changed');
+my %prom_m = map { $_->{metric}{layer} => $_->{value}[1] } @{ promql($top_query) // [] };
+is_deeply(\%prom_m, \%sql_m, 'the top_relations series of m equal what SQL reports');
+my ($series) = @{ promql($top_query) // [ {} ] };
+is_deeply(
+	[ sort grep { !/^(instance|job|server)$/ } keys %{ $series->{metric} } ],
+	[qw(__name__ database fork kind layer relation schema)],
+	'top relation series carry database, schema, relation, kind, fork, layer (besides server, instance, job)');
+is($series->{metric}{schema} . '/' . $series->{metric}{kind}, 'public/table', 'labels of m');
+
+# The per-kind series equal database_summary within a few scrapes.
+for my $metric (
+	[qw(pg_cachectl_shared_buffers_bytes shared_bytes)],
+	[qw(pg_cachectl_shared_buffers_dirty_bytes shared_dirty_bytes)],
+	[qw(pg_cachectl_os_cache_bytes os_cached_bytes)],
+	[qw(pg_cachectl_double_cached_bytes double_cached_bytes)],
+	[qw(pg_cachectl_relation_size_bytes size_bytes)])
+{
+	my ($name, $column) = @$metric;
+	my ($last_prom, $last_sql);
+	my $equal = poll_until(
+		15,
+		sub {
+			my $sql = $node->safe_psql('postgres',
+				"SELECT string_agg(kind || '=' || $column, ' ' ORDER BY kind) FROM cachectl.database_summary");
+			my $result = promql($name) // [];
+			my $prom = join ' ', map { "$_->{metric}{kind}=$_->{value}[1]" }
+			  sort { $a->{metric}{kind} cmp $b->{metric}{kind} } @$result;
+			($last_prom, $last_sql) = ($prom, $sql);
+			return $prom eq $sql;
+		});
+	ok($equal, "$name equals database_summary.$column per kind")
+	  or diag("Prometheus: $last_prom\nSQL:        $last_sql");
+}
+my $double_query = 'sum by (database) (pg_cachectl_double_cached_bytes)';
+my ($double) = @{ promql($double_query) // [] };
+is($double->{metric}{database}, 'postgres', "the README's query groups by database: $double_query");
+
+# Stop both servers here (END does it too if something above died).
+for my $server (reverse @servers)
+{
+	$server->signal('TERM');
+	$server->finish;
+}
+@servers = ();
+ok(1, 'postgres_exporter and Prometheus stopped');
+
+# Safe on a standby: both reports run there (read-only, no relation locks).
+$node->backup('metrics_backup');
+my $standby = PostgreSQL::Test::Cluster->new('metrics_standby');
+$standby->init_from_backup($node, 'metrics_backup', has_streaming => 1);
+$standby->start;
+$node->wait_for_catchup($standby);
+is( $standby->safe_psql(
+		'postgres',
+		q{SELECT pg_is_in_recovery(), (SELECT count(*) FROM cachectl.database_summary),
+		         (SELECT count(*) > 0 FROM cachectl.top_relations(5))}),
+	't|4|t',
+	'database_summary and top_relations run on a hot standby');
+$standby->stop;
+$node->stop;
+done_testing();
