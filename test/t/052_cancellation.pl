@@ -314,6 +314,8 @@ my @cases = (
 		files => 1
 	},
 	{ name => 'database_status', setting => $mincore, call => q{SELECT count(*) FROM cachectl.database_status}, files => 1 },
+	{ name => 'database_summary', setting => $mincore, call => q{SELECT count(*) FROM cachectl.database_summary()}, files => 1 },
+	{ name => 'top_relations', setting => $mincore, call => q{SELECT count(*) FROM cachectl.top_relations(5)}, files => 1 },
 	{ name => 'draw', setting => $mincore, call => q{SELECT length(cachectl.draw('vast'))}, files => 1 },
 	{ name => 'os_block_runs', setting => $mincore, call => q{SELECT count(*) FROM cachectl.os_block_runs('vast')}, files => 1 },
 	{
