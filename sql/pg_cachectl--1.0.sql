@@ -284,6 +284,12 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 
+-- Internal to restore(): max_mb_per_sec checked as the C functions check it.
+CREATE FUNCTION cachectl.rate_bytes_per_second(max_mb_per_sec float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_cachectl_rate_bytes_per_second'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
 -- Internal, for snapshots: the cluster's system identifier.
 CREATE FUNCTION cachectl.system_identifier()
 RETURNS text
@@ -310,6 +316,8 @@ COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
     'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
 COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
     'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.rate_bytes_per_second(float8) IS
+    'Internal to restore(): a max_mb_per_sec checked as every action checks it (22023 unless positive and finite in bytes per second), in bytes per second; superuser until granted.';
 COMMENT ON FUNCTION cachectl.system_identifier() IS
     'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys; superuser until granted.';
 
@@ -327,6 +335,7 @@ REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8
 REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.rate_bytes_per_second(float8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.system_identifier() FROM PUBLIC;
 
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
@@ -809,6 +818,7 @@ DECLARE
     v_progress pg_catalog.bool;
     v_block_size pg_catalog.int8;
     v_chunk_blocks pg_catalog.int8;
+    v_rate_bytes pg_catalog.float8;
     v_by_block pg_catalog.bool;
     v_snapshot_system pg_catalog.text;
     v_relation pg_catalog.oid[];
@@ -843,17 +853,15 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Valid targets are "os", "shared" and "both".';
     END IF;
-    IF max_mb_per_sec IS NOT NULL AND NOT (max_mb_per_sec > 0 AND max_mb_per_sec < 'infinity') THEN
-        RAISE EXCEPTION 'max_mb_per_sec must be a positive finite number, or NULL for no limit'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    -- the check every action makes (22023), and the rate in bytes per second
+    v_rate_bytes := cachectl.rate_bytes_per_second(max_mb_per_sec);
     v_progress := COALESCE(current_setting('cachectl.progress', true), 'off') IN ('on', 'true');
     v_block_size := current_setting('block_size')::int8;
     -- a chunk: a quarter of a second's loading at the throttle, 32 MB at
     -- most (a fraction of a second on an ordinary disk)
-    v_chunk_blocks := CASE WHEN max_mb_per_sec IS NULL THEN 32 * 1048576 / v_block_size
+    v_chunk_blocks := CASE WHEN v_rate_bytes IS NULL THEN 32 * 1048576 / v_block_size
                            ELSE LEAST(32 * 1048576 / v_block_size,
-                                      GREATEST(16, floor(max_mb_per_sec * 1048576 / 4 / v_block_size)))::int8
+                                      GREATEST(16, floor(v_rate_bytes / 4 / v_block_size)))::int8
                       END;
     relations_warmed := 0;
     relations_skipped := 0;

@@ -51,6 +51,7 @@
 
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm);
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm_runs);
+PG_FUNCTION_INFO_V1(pg_cachectl_rate_bytes_per_second);
 
 #define PREWARM_COLUMNS 6
 #define PREWARM_RUNS_COLUMNS 2
@@ -80,7 +81,7 @@ typedef struct SharedLoad
 	const cachectl_block_range *ranges;	/* sorted, disjoint, clipped */
 	int			range_count;
 	int64		budget;			/* blocks this call may load */
-	double		rate;			/* MB/s, 0 for no limit */
+	double		rate;			/* bytes per second, 0 for no limit */
 	cachectl_os_prefetch *readahead;
 	bool		all_advised;
 	ActionProgress *progress;
@@ -145,7 +146,7 @@ clip_ranges(cachectl_block_range *ranges, int count, int64 blocks)
 }
 
 /*
- * Sleep until read_bytes since started no longer runs ahead of rate MB/s.
+ * Sleep until read_bytes since started no longer runs ahead of rate bytes/s.
  * One sleep is at most a short slice (so a cancel is seen), hence the loop:
  * a single slice let slow rates run at 16 blocks per slice.
  */
@@ -154,7 +155,7 @@ wait_for_rate(double rate, int64 read_bytes, TimestampTz started)
 {
 	for (;;)
 	{
-		int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
+		int64		delay_us = cachectl_throttle_delay_us(rate, read_bytes,
 														  (int64) (GetCurrentTimestamp() - started));
 
 		if (delay_us <= 0)
@@ -580,4 +581,17 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	values[0] = Int64GetDatum(result.shared_loaded);
 	values[1] = Int64GetDatum(result.os_loaded);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
+}
+
+/*
+ * cachectl.rate_bytes_per_second(max_mb_per_sec float8) RETURNS float8
+ *
+ * max_mb_per_sec checked as every action checks it, in bytes per second.
+ * Internal: restore() sizes its chunks with it, so that it refuses the
+ * rates the C functions refuse, with the same words.
+ */
+Datum
+pg_cachectl_rate_bytes_per_second(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(rate_argument(fcinfo, 0));
 }
