@@ -601,6 +601,7 @@ DECLARE
     v_os_runs int8multirange[] := '{}';
     v_os_count int8[] := '{}';
     v_os_size int8[] := '{}';
+    v_lock_timeout text;
 BEGIN
     IF v_label IS NULL THEN
         RAISE EXCEPTION 'snapshot label must not be null'
@@ -615,9 +616,6 @@ BEGIN
             USING ERRCODE = 'read_only_sql_transaction',
                   HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
     END IF;
-    -- Two snapshots under one label at once would both replace its rows and
-    -- one would end in a unique violation: the second waits for the first.
-    PERFORM pg_advisory_xact_lock(hashtext('cachectl.snapshot'), hashtext(v_label));
     -- unsigned, as pg_controldata prints it (pg_control_system() is signed)
     SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
       INTO v_system_identifier FROM pg_control_system() AS s;
@@ -727,6 +725,27 @@ BEGIN
             RAISE NOTICE 'skipping relation %: dropped meanwhile', v_relation_name[v_index];
         END;
     END LOOP;
+
+    -- Two snapshots under one label at once would both replace its rows and
+    -- one would end in a unique violation: writers take turns, from here to
+    -- commit, on a lock of the table itself.  Taking it needs DELETE on the
+    -- table, which a snapshot needs anyway (an advisory lock, as before,
+    -- could be taken and held by any role).  Readers and restore() do not
+    -- conflict with it.  The wait is bounded: by the session's lock_timeout,
+    -- or 10 s where it has none (a writer that holds the table longer is a
+    -- transaction left open, and a cron job had better fail than hang).
+    v_lock_timeout := current_setting('lock_timeout');
+    BEGIN
+        PERFORM set_config('lock_timeout', CASE WHEN v_lock_timeout = '0' THEN '10s' ELSE v_lock_timeout END, true);
+        LOCK TABLE cachectl.snapshot IN SHARE ROW EXCLUSIVE MODE;
+        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'could not lock table cachectl.snapshot to record cache snapshot "%"', v_label
+            USING ERRCODE = 'lock_not_available',
+                  DETAIL = format('Another transaction held a conflicting lock on it for %s: another snapshot() not yet committed, or a transaction that wrote to the table.',
+                                  CASE WHEN v_lock_timeout = '0' THEN '10s' ELSE v_lock_timeout END),
+                  HINT = 'pg_locks shows who holds it; take the snapshot again once it is released.';
+    END;
 
     -- Replace the label's rows of these relations (every row the caller can
     -- see, when it names none): deleted and inserted in one transaction, so
