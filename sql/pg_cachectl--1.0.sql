@@ -839,7 +839,8 @@ DECLARE
     v_chunk_blocks pg_catalog.int8;
     v_rate_bytes pg_catalog.float8;
     v_by_block pg_catalog.bool;
-    v_snapshot_system pg_catalog.text;
+    v_this_system pg_catalog.text;
+    v_system pg_catalog.text[];
     v_relation pg_catalog.oid[];
     v_relation_name pg_catalog.text[];
     v_filenode pg_catalog.oid[];
@@ -888,10 +889,15 @@ BEGIN
     shared_blocks_loaded := 0;
     os_blocks_loaded := 0;
 
-    -- The snapshot's relations that the caller can see.
-    SELECT array_agg(r.relation ORDER BY r.relation), array_agg(r.relation_name ORDER BY r.relation),
-           array_agg(r.relfilenode ORDER BY r.relation), min(r.system_identifier)
-      INTO v_relation, v_relation_name, v_filenode, v_snapshot_system
+    -- The snapshot's relations that the caller can see, each with the
+    -- cluster that recorded it: a label can hold rows of several (a restored
+    -- dump of another cluster, then a local snapshot() of some relations), and
+    -- an OID means something only in the cluster that recorded it.
+    SELECT array_agg(r.relation ORDER BY r.relation, r.system_identifier),
+           array_agg(r.relation_name ORDER BY r.relation, r.system_identifier),
+           array_agg(r.relfilenode ORDER BY r.relation, r.system_identifier),
+           array_agg(r.system_identifier ORDER BY r.relation, r.system_identifier)
+      INTO v_relation, v_relation_name, v_filenode, v_system
       FROM (SELECT DISTINCT s.relation, s.relation_name, s.relfilenode, s.system_identifier
               FROM cachectl.snapshot AS s WHERE s.label = v_label) AS r;
     IF v_relation IS NULL THEN
@@ -899,12 +905,15 @@ BEGIN
             USING ERRCODE = 'undefined_object',
                   HINT = 'A snapshot''s rows are visible only to roles that may SELECT their tables.';
     END IF;
-    v_by_block := v_snapshot_system
-        = (SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
-             FROM pg_control_system() AS s);
-    matched_by := CASE WHEN v_by_block THEN 'block' ELSE 'name' END;
-    IF NOT v_by_block THEN
+    SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
+      INTO v_this_system FROM pg_control_system() AS s;
+    matched_by := CASE WHEN v_this_system = ALL (v_system) THEN 'block'
+                       WHEN v_this_system <> ALL (v_system) THEN 'name'
+                       ELSE 'mixed' END;
+    IF matched_by = 'name' THEN
         RAISE NOTICE 'cache snapshot "%" was taken by another cluster: relations are matched by name, blocks by their share of each fork', v_label;
+    ELSIF matched_by = 'mixed' THEN
+        RAISE NOTICE 'cache snapshot "%" holds rows taken by another cluster: their relations are matched by name, blocks by their share of each fork', v_label;
     END IF;
     v_count := array_length(v_relation, 1);
     COMMIT;
@@ -912,8 +921,10 @@ BEGIN
 
     FOR v_index IN 1 .. v_count LOOP
         PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        -- Where is it now?  In the same cluster by OID (a rewrite gives it a
-        -- new relfilenode: then its blocks are mapped by share), else by name.
+        -- Where is it now?  Recorded by this cluster, by OID (a rewrite gives
+        -- it a new relfilenode: then its blocks are mapped by share), else by
+        -- name.
+        v_by_block := v_system[v_index] = v_this_system;
         IF v_by_block AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = v_relation[v_index]) THEN
             v_target := v_relation[v_index]::regclass;
             v_remapped := pg_relation_filenode(v_target) IS DISTINCT FROM v_filenode[v_index];
@@ -946,6 +957,7 @@ BEGIN
             SELECT s.fork, s.layer, s.fork_blocks, s.blocks
               FROM cachectl.snapshot AS s
              WHERE s.label = v_label AND s.relation = v_relation[v_index]
+               AND s.system_identifier = v_system[v_index]
                AND (target = 'both' OR s.layer = target)
              ORDER BY s.layer = 'shared', s.fork
         LOOP
@@ -971,6 +983,7 @@ BEGIN
             IF target = 'both' AND v_row.layer = 'shared' AND NOT v_remapped THEN
                 v_os_runs := COALESCE((SELECT s.blocks FROM cachectl.snapshot AS s
                                         WHERE s.label = v_label AND s.relation = v_relation[v_index]
+                                          AND s.system_identifier = v_system[v_index]
                                           AND s.fork = v_row.fork AND s.layer = 'os'),
                                       '{}'::int8multirange);
                 v_part_runs := ARRAY[v_runs * v_os_runs, v_runs - v_os_runs];
