@@ -119,9 +119,9 @@ class ForkPrefetch {
     bool queued_ = false;
     bool finished_ = false;
     std::vector<PlannedSegment> planned_segments_;
-    int plan_segment_ = 0;        // the next segment file to plan
-    std::size_t plan_range_ = 0;  // the first of blocks_ not wholly planned
-    std::int64_t blocks_asked_ = 0; // of blocks_
+    int plan_segment_ = 0;                            // the next segment file to plan
+    std::size_t plan_range_ = 0;                      // the first of blocks_ not wholly planned
+    std::int64_t blocks_asked_ = 0;                   // of blocks_
     std::optional<std::int64_t> past_end_counted_to_; // of map_, once its fork's end is known
     std::int64_t blocks_requested_ = 0;
     std::int64_t blocks_past_end_ = 0;

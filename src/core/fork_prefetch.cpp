@@ -66,8 +66,8 @@ ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, st
     last_progress_ = started_;
 }
 
-ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
-                           BitmapView map, Options options)
+ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size, BitmapView map,
+                           Options options)
     : ForkPrefetch(std::move(base_path), segment_bytes, block_size, std::vector<BlockRange>{}, options) {
     map_ = map;
 }
@@ -78,8 +78,7 @@ ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, st
 void ForkPrefetch::plan_next_segment() {
     const std::int64_t blocks_per_segment = segment_bytes_ / block_size_;
     const std::int64_t segment_first_block = plan_segment_ * blocks_per_segment;
-    const std::int64_t last_asked_end =
-        map_ ? map_->size() : (blocks_.empty() ? 0 : blocks_.back().end());
+    const std::int64_t last_asked_end = map_ ? map_->size() : (blocks_.empty() ? 0 : blocks_.back().end());
     if (segment_first_block >= last_asked_end) {
         finish_plan(segment_first_block);
         return;
