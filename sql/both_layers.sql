@@ -93,6 +93,13 @@ SELECT * FROM cachectl.prewarm_runs('layers_t', 'main', '{[10,12)}', 'os');
 SELECT * FROM cachectl.os_block_runs('layers_t') WHERE first_block >= 10;
 SELECT cachectl.system_identifier() ~ '^[0-9]+$' AS identifier_is_a_number;
 
+-- a temporary table: status and draw say, as shared_residency does, that its
+-- pages live in the session's local buffers (so none are counted)
+CREATE TEMP TABLE layers_temp AS SELECT 1 AS one;
+SELECT fork, shared_blocks FROM cachectl.status('layers_temp') WHERE fork = 'main';
+SELECT length(cachectl.draw('layers_temp', 8)) > 0 AS drawn;
+DROP TABLE layers_temp;
+
 DROP TABLE layers_t;
 DROP EXTENSION pg_buffercache;
 DROP EXTENSION pg_cachectl;

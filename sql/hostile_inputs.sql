@@ -124,15 +124,20 @@ SELECT 'range', f.fn, a.b || '..' || z.b, format(f.template, a.b, z.b)
                     ('9223372036854775807'), ('-9223372036854775808'), ('NULL')) AS z (b);
 
 -- 4. Throttles (1e-300 is in its own statements below: it waits, as asked).
+-- Above 1.7145e302 MB/s the rate in bytes per second is infinite: refused
+-- as infinity is, by every function (it was XX000, or no throttle at all).
 INSERT INTO hi_case (grp, fn, arg, call)
 SELECT 'throttle', f.fn, r.rate, format(f.template, r.rate)
   FROM (VALUES ('os_prefetch', 'cachectl.os_prefetch(''hi_t'', max_mb_per_sec => %s)'),
                ('prewarm', 'cachectl.prewarm(''hi_t'', max_mb_per_sec => %s)'),
+               ('prewarm os', 'cachectl.prewarm(''hi_t'', ''os'', max_mb_per_sec => %s)'),
+               ('prewarm shared', 'cachectl.prewarm(''hi_t'', ''shared'', max_mb_per_sec => %s)'),
                ('os_restore', 'cachectl.os_restore(''hi_t'', B''1'', max_mb_per_sec => %s)'),
                ('prewarm_runs', 'cachectl.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', max_mb_per_sec => %s)'))
            AS f (fn, template)
  CROSS JOIN (VALUES ('0'), ('-1'), ('''-0''::float8'), ('''NaN''::float8'), ('''Infinity''::float8'),
-                    ('''-Infinity''::float8'), ('1e300'), ('NULL')) AS r (rate);
+                    ('''-Infinity''::float8'), ('1e300'), ('1.7e302'), ('1.72e302'), ('1e303'),
+                    ('1.7976931348623157e308'), ('NULL')) AS r (rate);
 
 -- 5. Widths of the drawings, and maps to draw.
 INSERT INTO hi_case (grp, fn, arg, call)
@@ -283,6 +288,8 @@ CALL cachectl.restore('hi_label', 'os', -1);
 CALL cachectl.restore('hi_label', 'os', 'NaN');
 CALL cachectl.restore('hi_label', 'os', 'Infinity');
 CALL cachectl.restore('hi_label', 'os', '-Infinity');
+CALL cachectl.restore('hi_label', 'os', 1.72e302);
+CALL cachectl.restore('hi_label', 'both', 1e303);
 BEGIN;
 CALL cachectl.restore('hi_label');
 ROLLBACK;

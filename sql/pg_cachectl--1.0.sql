@@ -284,6 +284,12 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 
+-- Internal to restore(): max_mb_per_sec checked as the C functions check it.
+CREATE FUNCTION cachectl.rate_bytes_per_second(max_mb_per_sec float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'pg_cachectl_rate_bytes_per_second'
+LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+
 -- Internal, for snapshots: the cluster's system identifier.
 CREATE FUNCTION cachectl.system_identifier()
 RETURNS text
@@ -310,6 +316,8 @@ COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
     'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
 COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
     'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
+COMMENT ON FUNCTION cachectl.rate_bytes_per_second(float8) IS
+    'Internal to restore(): a max_mb_per_sec checked as every action checks it (22023 unless positive and finite in bytes per second), in bytes per second; superuser until granted.';
 COMMENT ON FUNCTION cachectl.system_identifier() IS
     'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys; superuser until granted.';
 
@@ -327,6 +335,7 @@ REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8
 REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.rate_bytes_per_second(float8) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.system_identifier() FROM PUBLIC;
 
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
@@ -592,6 +601,7 @@ DECLARE
     v_os_runs int8multirange[] := '{}';
     v_os_count int8[] := '{}';
     v_os_size int8[] := '{}';
+    v_lock_timeout text;
 BEGIN
     IF v_label IS NULL THEN
         RAISE EXCEPTION 'snapshot label must not be null'
@@ -606,9 +616,6 @@ BEGIN
             USING ERRCODE = 'read_only_sql_transaction',
                   HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
     END IF;
-    -- Two snapshots under one label at once would both replace its rows and
-    -- one would end in a unique violation: the second waits for the first.
-    PERFORM pg_advisory_xact_lock(hashtext('cachectl.snapshot'), hashtext(v_label));
     -- unsigned, as pg_controldata prints it (pg_control_system() is signed)
     SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
       INTO v_system_identifier FROM pg_control_system() AS s;
@@ -719,6 +726,27 @@ BEGIN
         END;
     END LOOP;
 
+    -- Two snapshots under one label at once would both replace its rows and
+    -- one would end in a unique violation: writers take turns, from here to
+    -- commit, on a lock of the table itself.  Taking it needs DELETE on the
+    -- table, which a snapshot needs anyway (an advisory lock, as before,
+    -- could be taken and held by any role).  Readers and restore() do not
+    -- conflict with it.  The wait is bounded: by the session's lock_timeout,
+    -- or 10 s where it has none (a writer that holds the table longer is a
+    -- transaction left open, and a cron job had better fail than hang).
+    v_lock_timeout := current_setting('lock_timeout');
+    BEGIN
+        PERFORM set_config('lock_timeout', CASE WHEN v_lock_timeout = '0' THEN '10s' ELSE v_lock_timeout END, true);
+        LOCK TABLE cachectl.snapshot IN SHARE ROW EXCLUSIVE MODE;
+        PERFORM set_config('lock_timeout', v_lock_timeout, true);
+    EXCEPTION WHEN lock_not_available THEN
+        RAISE EXCEPTION 'could not lock table cachectl.snapshot to record cache snapshot "%"', v_label
+            USING ERRCODE = 'lock_not_available',
+                  DETAIL = format('Another transaction held a conflicting lock on it for %s: another snapshot() not yet committed, or a transaction that wrote to the table.',
+                                  CASE WHEN v_lock_timeout = '0' THEN '10s' ELSE v_lock_timeout END),
+                  HINT = 'pg_locks shows who holds it; take the snapshot again once it is released.';
+    END;
+
     -- Replace the label's rows of these relations (every row the caller can
     -- see, when it names none): deleted and inserted in one transaction, so
     -- a reader sees the old snapshot or the new one, never a mix.
@@ -809,8 +837,10 @@ DECLARE
     v_progress pg_catalog.bool;
     v_block_size pg_catalog.int8;
     v_chunk_blocks pg_catalog.int8;
+    v_rate_bytes pg_catalog.float8;
     v_by_block pg_catalog.bool;
-    v_snapshot_system pg_catalog.text;
+    v_this_system pg_catalog.text;
+    v_system pg_catalog.text[];
     v_relation pg_catalog.oid[];
     v_relation_name pg_catalog.text[];
     v_filenode pg_catalog.oid[];
@@ -843,17 +873,15 @@ BEGIN
             USING ERRCODE = 'invalid_parameter_value',
                   HINT = 'Valid targets are "os", "shared" and "both".';
     END IF;
-    IF max_mb_per_sec IS NOT NULL AND NOT (max_mb_per_sec > 0 AND max_mb_per_sec < 'infinity') THEN
-        RAISE EXCEPTION 'max_mb_per_sec must be a positive finite number, or NULL for no limit'
-            USING ERRCODE = 'invalid_parameter_value';
-    END IF;
+    -- the check every action makes (22023), and the rate in bytes per second
+    v_rate_bytes := cachectl.rate_bytes_per_second(max_mb_per_sec);
     v_progress := COALESCE(current_setting('cachectl.progress', true), 'off') IN ('on', 'true');
     v_block_size := current_setting('block_size')::int8;
     -- a chunk: a quarter of a second's loading at the throttle, 32 MB at
     -- most (a fraction of a second on an ordinary disk)
-    v_chunk_blocks := CASE WHEN max_mb_per_sec IS NULL THEN 32 * 1048576 / v_block_size
+    v_chunk_blocks := CASE WHEN v_rate_bytes IS NULL THEN 32 * 1048576 / v_block_size
                            ELSE LEAST(32 * 1048576 / v_block_size,
-                                      GREATEST(16, floor(max_mb_per_sec * 1048576 / 4 / v_block_size)))::int8
+                                      GREATEST(16, floor(v_rate_bytes / 4 / v_block_size)))::int8
                       END;
     relations_warmed := 0;
     relations_skipped := 0;
@@ -861,10 +889,15 @@ BEGIN
     shared_blocks_loaded := 0;
     os_blocks_loaded := 0;
 
-    -- The snapshot's relations that the caller can see.
-    SELECT array_agg(r.relation ORDER BY r.relation), array_agg(r.relation_name ORDER BY r.relation),
-           array_agg(r.relfilenode ORDER BY r.relation), min(r.system_identifier)
-      INTO v_relation, v_relation_name, v_filenode, v_snapshot_system
+    -- The snapshot's relations that the caller can see, each with the
+    -- cluster that recorded it: a label can hold rows of several (a restored
+    -- dump of another cluster, then a local snapshot() of some relations), and
+    -- an OID means something only in the cluster that recorded it.
+    SELECT array_agg(r.relation ORDER BY r.relation, r.system_identifier),
+           array_agg(r.relation_name ORDER BY r.relation, r.system_identifier),
+           array_agg(r.relfilenode ORDER BY r.relation, r.system_identifier),
+           array_agg(r.system_identifier ORDER BY r.relation, r.system_identifier)
+      INTO v_relation, v_relation_name, v_filenode, v_system
       FROM (SELECT DISTINCT s.relation, s.relation_name, s.relfilenode, s.system_identifier
               FROM cachectl.snapshot AS s WHERE s.label = v_label) AS r;
     IF v_relation IS NULL THEN
@@ -872,12 +905,15 @@ BEGIN
             USING ERRCODE = 'undefined_object',
                   HINT = 'A snapshot''s rows are visible only to roles that may SELECT their tables.';
     END IF;
-    v_by_block := v_snapshot_system
-        = (SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
-             FROM pg_control_system() AS s);
-    matched_by := CASE WHEN v_by_block THEN 'block' ELSE 'name' END;
-    IF NOT v_by_block THEN
+    SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
+      INTO v_this_system FROM pg_control_system() AS s;
+    matched_by := CASE WHEN v_this_system = ALL (v_system) THEN 'block'
+                       WHEN v_this_system <> ALL (v_system) THEN 'name'
+                       ELSE 'mixed' END;
+    IF matched_by = 'name' THEN
         RAISE NOTICE 'cache snapshot "%" was taken by another cluster: relations are matched by name, blocks by their share of each fork', v_label;
+    ELSIF matched_by = 'mixed' THEN
+        RAISE NOTICE 'cache snapshot "%" holds rows taken by another cluster: their relations are matched by name, blocks by their share of each fork', v_label;
     END IF;
     v_count := array_length(v_relation, 1);
     COMMIT;
@@ -885,8 +921,10 @@ BEGIN
 
     FOR v_index IN 1 .. v_count LOOP
         PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        -- Where is it now?  In the same cluster by OID (a rewrite gives it a
-        -- new relfilenode: then its blocks are mapped by share), else by name.
+        -- Where is it now?  Recorded by this cluster, by OID (a rewrite gives
+        -- it a new relfilenode: then its blocks are mapped by share), else by
+        -- name.
+        v_by_block := v_system[v_index] = v_this_system;
         IF v_by_block AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = v_relation[v_index]) THEN
             v_target := v_relation[v_index]::regclass;
             v_remapped := pg_relation_filenode(v_target) IS DISTINCT FROM v_filenode[v_index];
@@ -919,6 +957,7 @@ BEGIN
             SELECT s.fork, s.layer, s.fork_blocks, s.blocks
               FROM cachectl.snapshot AS s
              WHERE s.label = v_label AND s.relation = v_relation[v_index]
+               AND s.system_identifier = v_system[v_index]
                AND (target = 'both' OR s.layer = target)
              ORDER BY s.layer = 'shared', s.fork
         LOOP
@@ -944,6 +983,7 @@ BEGIN
             IF target = 'both' AND v_row.layer = 'shared' AND NOT v_remapped THEN
                 v_os_runs := COALESCE((SELECT s.blocks FROM cachectl.snapshot AS s
                                         WHERE s.label = v_label AND s.relation = v_relation[v_index]
+                                          AND s.system_identifier = v_system[v_index]
                                           AND s.fork = v_row.fork AND s.layer = 'os'),
                                       '{}'::int8multirange);
                 v_part_runs := ARRAY[v_runs * v_os_runs, v_runs - v_os_runs];

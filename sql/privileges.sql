@@ -76,6 +76,12 @@ SELECT * FROM cachectl.evict_buffer(1);
 SELECT * FROM cachectl.evict_database();
 SELECT * FROM cachectl.evict_all();
 RESET ROLE;
+-- cachectl.prewarm_max_share keeps a prewarm from replacing the pool: a role
+-- granted prewarm must not raise it for its own calls (42501)
+SET ROLE regress_cachectl_granted;
+SET cachectl.prewarm_max_share = 1;
+SHOW cachectl.prewarm_max_share;
+RESET ROLE;
 -- ... and an operator role gets them by GRANT: no superuser check in C
 CREATE ROLE regress_cachectl_operator;
 GRANT USAGE ON SCHEMA cachectl TO regress_cachectl_operator;

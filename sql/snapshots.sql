@@ -162,6 +162,31 @@ SELECT :elsewhere_relations_warmed AS warmed, :elsewhere_relations_remapped AS r
        :elsewhere_shared_blocks_loaded AS shared_loaded, :'elsewhere_matched_by' AS matched_by;
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
 FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+-- a label holding rows of two clusters: each row is matched as the cluster
+-- that recorded it says.  Here a row from another cluster's dump whose OID is,
+-- in this one, another table's: by name it is mix_tst (by OID, mix_secret
+-- would be loaded), and this cluster's own row goes by OID.  The foreign
+-- identifier sorts after this cluster's, as in the issue.
+CREATE TABLE mix_tst AS SELECT g AS id FROM generate_series(1, 2000) g;
+CREATE TABLE mix_secret AS SELECT g AS id FROM generate_series(1, 5000) g;
+CREATE TABLE mix_local AS SELECT g AS id FROM generate_series(1, 100) g;
+SELECT count(*) >= 0 AS warmed FROM cachectl.prewarm('mix_tst', 'shared');
+SELECT relations FROM cachectl.snapshot('mix', ARRAY['mix_tst'::regclass]);
+UPDATE cachectl.snapshot
+   SET system_identifier = '99999999999999999999', relation = 'mix_secret'::regclass,
+       owner_table = 'mix_secret'::regclass, relfilenode = 1
+ WHERE label = 'mix';
+SELECT count(*) >= 0 AS warmed FROM cachectl.prewarm('mix_local', 'shared');
+SELECT relations FROM cachectl.snapshot('mix', ARRAY['mix_local'::regclass]);
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict_relations(ARRAY['mix_tst', 'mix_secret', 'mix_local']::regclass[]);
+CALL cachectl.restore('mix', 'shared') \gset mix_
+SELECT :mix_relations_warmed AS warmed, :mix_relations_remapped AS remapped, :'mix_matched_by' AS matched_by;
+SELECT r.relname, s.buffers > 0 AS loaded
+  FROM (VALUES ('mix_tst'), ('mix_secret'), ('mix_local')) AS r (relname),
+       LATERAL cachectl.shared_residency(r.relname::regclass, 'main') AS s
+ ORDER BY 1;
+DROP TABLE mix_tst, mix_secret, mix_local;
+DELETE FROM cachectl.snapshot WHERE label = 'mix';
 \set VERBOSITY sqlstate
 
 -- ---- a relation with nothing cached: a row with no blocks, restore loads nothing ----
@@ -218,7 +243,8 @@ GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                           cachectl.shared_block_runs(regclass[]),
                           cachectl.os_block_runs(regclass, text),
                           cachectl.database_status(),
-                          cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean)
+                          cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
+                          cachectl.rate_bytes_per_second(float8)
       TO regress_snap_operator;
 GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
       TO regress_snap_operator;
@@ -340,7 +366,8 @@ REVOKE ALL ON cachectl.snapshot FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                        cachectl.shared_block_runs(regclass[]),
                        cachectl.os_block_runs(regclass, text),
-                       cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean)
+                       cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
+                       cachectl.rate_bytes_per_second(float8)
        FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;
 REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)

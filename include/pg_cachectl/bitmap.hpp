@@ -35,8 +35,10 @@ class BitmapView {
     std::int64_t count(std::int64_t from, std::int64_t to) const;
     std::int64_t count() const { return count(0, bit_count_); }
 
-    // The runs of set bits, in order, each as long as it can be.
-    std::vector<BlockRange> runs() const;
+    // The runs of set bits in [from, to), in order, each as long as it can
+    // be within those bounds.
+    std::vector<BlockRange> runs(std::int64_t from, std::int64_t to) const;
+    std::vector<BlockRange> runs() const { return runs(0, bit_count_); }
 
   private:
     std::span<std::uint8_t> bytes_;

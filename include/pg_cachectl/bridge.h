@@ -316,7 +316,11 @@ CACHECTL_BRIDGE_API cachectl_os_prefetch *cachectl_os_prefetch_create(const char
 																	  const cachectl_prefetch_options *options,
 																	  cachectl_error *error) CACHECTL_NOEXCEPT;
 
-/* The blocks whose bits are set in a varbit-ordered bit string. */
+/*
+ * The blocks whose bits are set in a varbit-ordered bit string, which the
+ * caller keeps until the job is freed: it is read a segment file at a time,
+ * and the bits past the fork's end are only counted (blocks_past_end).
+ */
 CACHECTL_BRIDGE_API cachectl_os_prefetch *cachectl_os_prefetch_create_from_map(const char *base_path,
 																			   int64_t segment_bytes,
 																			   int64_t block_size,

@@ -58,12 +58,20 @@ class ForkPrefetch {
     ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
                  std::vector<BlockRange> blocks, Options options);
 
+    // The blocks whose bits are set in map, which must outlive the job.  The
+    // map is read a segment file at a time, and only as far as the fork's
+    // files reach: the bits past its end are counted, never made into runs
+    // (a map may hold 2^31 bits for a fork of a few blocks).
+    ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size, BitmapView map,
+                 Options options);
+
     struct Step {
         bool finished = false;
         std::chrono::microseconds delay{0}; // sleep this long, then step again
     };
 
-    // One bounded unit: planning, one WILLNEED chunk, or one residency poll.
+    // One bounded unit: planning one segment file, one WILLNEED chunk, or
+    // one residency poll.
     // Throws SystemError.
     Step step();
 
@@ -90,7 +98,9 @@ class ForkPrefetch {
         std::int64_t resident = 0;
     };
 
-    void plan();
+    void plan_next_segment();
+    void finish_plan(std::int64_t fork_end_block);
+    void count_past_end_slice();
     int segment_fd(std::size_t planned_index);
     std::int64_t queued_prefix_pages(int fd, const PageRange &advised);
     Step advise_next_chunk();
@@ -104,12 +114,17 @@ class ForkPrefetch {
     std::int64_t block_size_;
     std::int64_t page_size_;
     std::vector<BlockRange> blocks_;
+    std::optional<BitmapView> map_; // instead of blocks_
     Options options_;
 
     bool planned_ = false;
     bool queued_ = false;
     bool finished_ = false;
     std::vector<PlannedSegment> planned_segments_;
+    int plan_segment_ = 0;                            // the next segment file to plan
+    std::size_t plan_range_ = 0;                      // the first of blocks_ not wholly planned
+    std::int64_t blocks_asked_ = 0;                   // of blocks_
+    std::optional<std::int64_t> past_end_counted_to_; // of map_, once its fork's end is known
     std::int64_t blocks_requested_ = 0;
     std::int64_t blocks_past_end_ = 0;
     std::int64_t pages_requested_ = 0;

@@ -3,6 +3,7 @@
 
 #include "pg_cachectl/core_errors.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cstring>
 
@@ -74,16 +75,17 @@ std::int64_t BitmapView::count(std::int64_t from, std::int64_t to) const {
     return total;
 }
 
-std::vector<BlockRange> BitmapView::runs() const {
+std::vector<BlockRange> BitmapView::runs(std::int64_t from, std::int64_t to) const {
     std::vector<BlockRange> found;
-    std::int64_t index = 0;
-    while (index < bit_count_) {
+    std::int64_t index = std::max<std::int64_t>(from, 0);
+    to = std::min(to, bit_count_);
+    while (index < to) {
         // Skip clear bits, eight zero bytes or one at a time when aligned.
-        if (index % 8 == 0 && index + word_bits <= bit_count_ && word_at(bytes_, index) == 0) {
+        if (index % 8 == 0 && index + word_bits <= to && word_at(bytes_, index) == 0) {
             index += word_bits;
             continue;
         }
-        if (index % 8 == 0 && bytes_[static_cast<std::size_t>(index / 8)] == 0) {
+        if (index % 8 == 0 && index + 8 <= to && bytes_[static_cast<std::size_t>(index / 8)] == 0) {
             index += 8;
             continue;
         }
@@ -92,12 +94,12 @@ std::vector<BlockRange> BitmapView::runs() const {
             continue;
         }
         const std::int64_t first = index;
-        while (index < bit_count_) {
-            if (index % 8 == 0 && index + word_bits <= bit_count_ && word_at(bytes_, index) == ~std::uint64_t{0}) {
+        while (index < to) {
+            if (index % 8 == 0 && index + word_bits <= to && word_at(bytes_, index) == ~std::uint64_t{0}) {
                 index += word_bits;
                 continue;
             }
-            if (index % 8 == 0 && index + 8 <= bit_count_ && bytes_[static_cast<std::size_t>(index / 8)] == 0xff) {
+            if (index % 8 == 0 && index + 8 <= to && bytes_[static_cast<std::size_t>(index / 8)] == 0xff) {
                 index += 8;
                 continue;
             }

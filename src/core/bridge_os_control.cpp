@@ -161,7 +161,7 @@ cachectl_os_prefetch *cachectl_os_prefetch_create_from_map(const char *base_path
                                       static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
         const pg_cachectl::BitmapView map(bytes, bit_count);
         created = std::make_unique<cachectl_os_prefetch>(
-                      cachectl_os_prefetch{pg_cachectl::ForkPrefetch(base_path, segment_bytes, block_size, map.runs(),
+                      cachectl_os_prefetch{pg_cachectl::ForkPrefetch(base_path, segment_bytes, block_size, map,
                                                                      prefetch_options(options))})
                       .release();
         return CACHECTL_OK;

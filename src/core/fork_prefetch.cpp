@@ -21,6 +21,9 @@ using Clock = std::chrono::steady_clock;
 // A call that queued nothing this many times in a row is stepped over.
 constexpr int max_calls_without_progress = 3;
 
+// Bits of a map counted in one step: 16 MB of it, a few milliseconds.
+constexpr std::int64_t count_slice_bits = std::int64_t{1} << 27;
+
 std::vector<BlockRange> sorted_and_merged(std::vector<BlockRange> ranges) {
     std::erase_if(ranges, [](const BlockRange &range) { return range.count <= 0 || range.first < 0; });
     std::sort(ranges.begin(), ranges.end(), [](const BlockRange &a, const BlockRange &b) { return a.first < b.first; });
@@ -57,64 +60,90 @@ ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, st
         throw InvalidArgument("a prefetch needs a path and a segment size that is a multiple of the block size");
     if (options_.window_bytes <= 0 || options_.window_bytes % page_size_ != 0)
         throw InvalidArgument("the mincore window must be a positive multiple of the page size");
+    for (const BlockRange &range : blocks_)
+        blocks_asked_ += range.count;
     started_ = Clock::now();
     last_progress_ = started_;
 }
 
-// Splits the requested blocks over the segment files that exist, as md.c
-// reads a fork: up to the first segment shorter than a full one.
-void ForkPrefetch::plan() {
+ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size, BitmapView map,
+                           Options options)
+    : ForkPrefetch(std::move(base_path), segment_bytes, block_size, std::vector<BlockRange>{}, options) {
+    map_ = map;
+}
+
+// Plans the requested blocks of one segment file, as md.c reads a fork: up
+// to the first segment shorter than a full one.  One file a step, so that
+// the shim sees a cancel between files of a large fork.
+void ForkPrefetch::plan_next_segment() {
     const std::int64_t blocks_per_segment = segment_bytes_ / block_size_;
-    std::int64_t asked = 0;
-    for (const BlockRange &range : blocks_)
-        asked += range.count;
-    const std::int64_t last_asked_end = blocks_.empty() ? 0 : blocks_.back().end();
-
-    std::size_t next_range = 0;
-    for (int segment = 0; next_range < blocks_.size(); ++segment) {
-        const std::int64_t segment_first_block = segment * blocks_per_segment;
-        if (segment_first_block >= last_asked_end)
-            break;
-        const std::string path = segment_path(base_path_, segment);
-        struct stat file_status {};
-        if (::stat(path.c_str(), &file_status) != 0) {
-            if (errno == ENOENT)
-                break;
-            throw SystemError(errno, "stat failed").on_file(path);
-        }
-        check_relation_file(path, file_status); // a FIFO, a device, another user's file: refused
-        const std::int64_t size = static_cast<std::int64_t>(file_status.st_size);
-        const std::int64_t segment_end_block = segment_first_block + size / block_size_;
-
-        PlannedSegment planned{segment, path, {}};
-        for (std::size_t index = next_range; index < blocks_.size(); ++index) {
-            const BlockRange &range = blocks_[index];
-            if (range.first >= segment_end_block)
-                break;
-            const std::int64_t first = std::max(range.first, segment_first_block);
-            const std::int64_t end = std::min(range.end(), segment_end_block);
-            if (first >= end)
-                continue;
-            blocks_requested_ += end - first;
-            PageRange pages =
-                pages_of_blocks(BlockRange{first, end - first}, segment_first_block, block_size_, page_size_);
-            if (!planned.pages.empty() && pages.first <= planned.pages.back().end())
-                planned.pages.back().count =
-                    std::max(planned.pages.back().end(), pages.end()) - planned.pages.back().first;
-            else
-                planned.pages.push_back(pages);
-        }
-        while (next_range < blocks_.size() && blocks_[next_range].end() <= segment_end_block)
-            ++next_range;
-        for (const PageRange &pages : planned.pages)
-            pages_requested_ += pages.count;
-        if (!planned.pages.empty())
-            planned_segments_.push_back(std::move(planned));
-        if (size < segment_bytes_)
-            break;
+    const std::int64_t segment_first_block = plan_segment_ * blocks_per_segment;
+    const std::int64_t last_asked_end = map_ ? map_->size() : (blocks_.empty() ? 0 : blocks_.back().end());
+    if (segment_first_block >= last_asked_end) {
+        finish_plan(segment_first_block);
+        return;
     }
-    blocks_past_end_ = asked - blocks_requested_;
+    const std::string path = segment_path(base_path_, plan_segment_);
+    struct stat file_status {};
+    if (::stat(path.c_str(), &file_status) != 0) {
+        if (errno == ENOENT) {
+            finish_plan(segment_first_block);
+            return;
+        }
+        throw SystemError(errno, "stat failed").on_file(path);
+    }
+    check_relation_file(path, file_status); // a FIFO, a device, another user's file: refused
+    const std::int64_t size = static_cast<std::int64_t>(file_status.st_size);
+    const std::int64_t segment_end_block = segment_first_block + size / block_size_;
+
+    PlannedSegment planned{plan_segment_, path, {}};
+    auto add = [&](const BlockRange &range) {
+        const std::int64_t first = std::max(range.first, segment_first_block);
+        const std::int64_t end = std::min(range.end(), segment_end_block);
+        if (first >= end)
+            return;
+        blocks_requested_ += end - first;
+        PageRange pages = pages_of_blocks(BlockRange{first, end - first}, segment_first_block, block_size_, page_size_);
+        if (!planned.pages.empty() && pages.first <= planned.pages.back().end())
+            planned.pages.back().count = std::max(planned.pages.back().end(), pages.end()) - planned.pages.back().first;
+        else
+            planned.pages.push_back(pages);
+    };
+    if (map_) {
+        for (const BlockRange &range : map_->runs(segment_first_block, segment_end_block))
+            add(range);
+    } else {
+        for (std::size_t index = plan_range_; index < blocks_.size() && blocks_[index].first < segment_end_block;
+             ++index)
+            add(blocks_[index]);
+        while (plan_range_ < blocks_.size() && blocks_[plan_range_].end() <= segment_end_block)
+            ++plan_range_;
+    }
+    for (const PageRange &pages : planned.pages)
+        pages_requested_ += pages.count;
+    if (!planned.pages.empty())
+        planned_segments_.push_back(std::move(planned));
+    ++plan_segment_;
+    if (size < segment_bytes_)
+        finish_plan(segment_end_block);
+}
+
+// The fork ends at fork_end_block: what was asked beyond it is only counted.
+void ForkPrefetch::finish_plan(std::int64_t fork_end_block) {
+    if (map_) {
+        past_end_counted_to_ = fork_end_block;
+        return;
+    }
+    blocks_past_end_ = blocks_asked_ - blocks_requested_;
     planned_ = true;
+}
+
+// Counts one slice of the map's bits past the fork's end.
+void ForkPrefetch::count_past_end_slice() {
+    const std::int64_t to = std::min(map_->size(), *past_end_counted_to_ + count_slice_bits);
+    blocks_past_end_ += map_->count(*past_end_counted_to_, to);
+    past_end_counted_to_ = to;
+    planned_ = to >= map_->size();
 }
 
 int ForkPrefetch::segment_fd(std::size_t planned_index) {
@@ -302,7 +331,10 @@ ForkPrefetch::Step ForkPrefetch::step() {
     if (finished_)
         return Step{true};
     if (!planned_) {
-        plan();
+        if (past_end_counted_to_)
+            count_past_end_slice();
+        else
+            plan_next_segment();
         return Step{};
     }
     if (!queued_) {

@@ -190,6 +190,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	}
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
+	buffer_scan_notice_if_temporary(relid);
 	return (Datum) 0;
 }
 
@@ -254,6 +255,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(caller_context);
 	result = cstring_to_text(drawing);
 	MemoryContextDelete(work_context);
+	buffer_scan_notice_if_temporary(relid);
 	PG_RETURN_TEXT_P(result);
 }
 

@@ -4,11 +4,14 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/relation.h"
+#include "catalog/pg_class.h"
 #include "common/relpath.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
+#include "utils/syscache.h"
 
 #include "buffer_scan_setup.h"
 #include "cachectl.h"
@@ -123,4 +126,25 @@ buffer_scan_pass_database(MemoryContext owner, const DatabaseRelation *relations
 	buffer_pool_pass_for_scan(scan, BUFFER_PASS_COLLECT);
 	finish_pass(scan);
 	return scan;
+}
+
+/*
+ * A temporary relation's pages live in its session's local buffers, which no
+ * pass over shared buffers sees: every report of shared buffers says so
+ * rather than let a 0 mislead.  (Its partitions, TOAST and indexes are
+ * temporary exactly when it is.)
+ */
+void
+buffer_scan_notice_if_temporary(Oid relid)
+{
+	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+
+	if (!HeapTupleIsValid(tuple))
+		return;
+	if (((Form_pg_class) GETSTRUCT(tuple))->relpersistence == RELPERSISTENCE_TEMP)
+		ereport(NOTICE,
+				(errmsg("the pages of temporary relation \"%s\" live in the session's local buffers",
+						NameStr(((Form_pg_class) GETSTRUCT(tuple))->relname)),
+				 errdetail("Only shared buffers are counted here: its buffers are reported as 0.")));
+	ReleaseSysCache(tuple);
 }

@@ -38,4 +38,10 @@ extern cachectl_buffer_scan *buffer_scan_pass_batch(MemoryContext owner, const R
 extern cachectl_buffer_scan *buffer_scan_pass_database(MemoryContext owner, const DatabaseRelation *relations,
 													   int relation_count);
 
+/*
+ * The NOTICE every report of shared buffers gives for a temporary relation
+ * named to it (its pages are in local buffers, counted as 0).
+ */
+extern void buffer_scan_notice_if_temporary(Oid relid);
+
 #endif							/* PG_CACHECTL_BUFFER_SCAN_SETUP_H */

@@ -23,19 +23,31 @@ fork_argument(FunctionCallInfo fcinfo, int argno)
 }
 
 double
-rate_argument(FunctionCallInfo fcinfo, int argno)
+rate_bytes_per_second(double max_mb_per_sec)
 {
-	double		rate;
+	double		bytes_per_second = max_mb_per_sec * 1024.0 * 1024.0;
 
-	if (PG_ARGISNULL(argno))
-		return 0;
-	rate = PG_GETARG_FLOAT8(argno);
-	if (isnan(rate) || isinf(rate) || rate <= 0)
+	if (isnan(max_mb_per_sec) || isinf(max_mb_per_sec) || max_mb_per_sec <= 0)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("max_mb_per_sec must be a positive finite number"),
 				 errhint("Pass NULL for no limit.")));
-	return rate;
+	/* the throttle counts bytes: a rate finite in MB/s can overflow there */
+	if (isinf(bytes_per_second))
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("max_mb_per_sec %g is too large", max_mb_per_sec),
+				 errdetail("The rate must be finite in bytes per second."),
+				 errhint("Pass NULL for no limit.")));
+	return bytes_per_second;
+}
+
+double
+rate_argument(FunctionCallInfo fcinfo, int argno)
+{
+	if (PG_ARGISNULL(argno))
+		return 0;
+	return rate_bytes_per_second(PG_GETARG_FLOAT8(argno));
 }
 
 BlockRangeArgument

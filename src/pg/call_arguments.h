@@ -17,7 +17,14 @@
 /* A fork name; NULL is InvalidForkNumber (every fork).  Unknown names: 22023. */
 extern int	fork_argument(FunctionCallInfo fcinfo, int argno);
 
-/* max_mb_per_sec: NULL is 0 (no limit); zero, negative, NaN, infinity: 22023. */
+/*
+ * max_mb_per_sec in bytes per second, the unit of every throttle.  Zero,
+ * negative, NaN, infinity and rates whose byte count overflows: 22023.  The
+ * one check of a rate, for C and (through rate_bytes_per_second()) restore().
+ */
+extern double rate_bytes_per_second(double max_mb_per_sec);
+
+/* The same for an argument; NULL is 0 (no limit). */
 extern double rate_argument(FunctionCallInfo fcinfo, int argno);
 
 /* first_block and last_block (inclusive), each NULL for "from the start" / "to the end". */

@@ -147,12 +147,12 @@ os_prefetch_register(MemoryContext owner, MemoryContextCallback *reserved, cache
 }
 
 cachectl_prefetch_options
-os_prefetch_options(double max_mb_per_sec, bool wait)
+os_prefetch_options(double max_bytes_per_second, bool wait)
 {
 	cachectl_prefetch_options options;
 
 	options.engine = (cachectl_os_engine) cachectl_os_engine_setting;
-	options.max_bytes_per_second = max_mb_per_sec > 0 ? max_mb_per_sec * 1024.0 * 1024.0 : 0;
+	options.max_bytes_per_second = max_bytes_per_second;
 	options.wait = wait;
 	return options;
 }

@@ -29,8 +29,11 @@ extern void os_drop_fork_blocks(const char *base_path, int64 first_block, int64 
 extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 							ActionProgress *progress, cachectl_prefetch_result *result);
 
-/* The prefetch options of the calling session: engine, rate limit, wait. */
-extern cachectl_prefetch_options os_prefetch_options(double max_mb_per_sec, bool wait);
+/*
+ * The prefetch options of the calling session: engine, rate limit (bytes per
+ * second as rate_argument() gives it, 0 for none), wait.
+ */
+extern cachectl_prefetch_options os_prefetch_options(double max_bytes_per_second, bool wait);
 
 /*
  * Sleeps on the latch (at most 100 ms, so a cancel or statement_timeout is

@@ -56,13 +56,17 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	/*
+	 * Superuser-only: the cap protects the pool from the roles granted
+	 * prewarm, which could otherwise raise it to 1 for their own calls.
+	 */
 	DefineCustomRealVariable("cachectl.prewarm_max_share",
 							 "The largest share of shared_buffers one prewarm call fills.",
 							 "Loading stops there with a NOTICE, so a prewarm never evicts the whole pool "
 							 "(nor, with a ring too small, its own work).",
 							 &cachectl_prewarm_max_share_setting,
 							 0.5, 0.0, 1.0,
-							 PGC_USERSET,
+							 PGC_SUSET,
 							 0,
 							 NULL, NULL, NULL);
 

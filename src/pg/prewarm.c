@@ -51,6 +51,7 @@
 
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm);
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm_runs);
+PG_FUNCTION_INFO_V1(pg_cachectl_rate_bytes_per_second);
 
 #define PREWARM_COLUMNS 6
 #define PREWARM_RUNS_COLUMNS 2
@@ -80,7 +81,7 @@ typedef struct SharedLoad
 	const cachectl_block_range *ranges;	/* sorted, disjoint, clipped */
 	int			range_count;
 	int64		budget;			/* blocks this call may load */
-	double		rate;			/* MB/s, 0 for no limit */
+	double		rate;			/* bytes per second, 0 for no limit */
 	cachectl_os_prefetch *readahead;
 	bool		all_advised;
 	ActionProgress *progress;
@@ -145,7 +146,7 @@ clip_ranges(cachectl_block_range *ranges, int count, int64 blocks)
 }
 
 /*
- * Sleep until read_bytes since started no longer runs ahead of rate MB/s.
+ * Sleep until read_bytes since started no longer runs ahead of rate bytes/s.
  * One sleep is at most a short slice (so a cancel is seen), hence the loop:
  * a single slice let slow rates run at 16 blocks per slice.
  */
@@ -154,22 +155,13 @@ wait_for_rate(double rate, int64 read_bytes, TimestampTz started)
 {
 	for (;;)
 	{
-		int64		delay_us = cachectl_throttle_delay_us(rate * 1024.0 * 1024.0, read_bytes,
+		int64		delay_us = cachectl_throttle_delay_us(rate, read_bytes,
 														  (int64) (GetCurrentTimestamp() - started));
 
 		if (delay_us <= 0)
 			break;
 		sleep_between_steps(delay_us);
 	}
-}
-
-static int
-range_by_first(const void *a, const void *b)
-{
-	int64		left = ((const cachectl_block_range *) a)->first;
-	int64		right = ((const cachectl_block_range *) b)->first;
-
-	return (left > right) - (left < right);
 }
 
 /* Keeps the OS prefetch job a window ahead of `read_bytes` of the ranges. */
@@ -522,8 +514,8 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	bool		drop_os_copy;
 	TupleDesc	result_desc;
 	TypeCacheEntry *typcache;
-	int32		run_count;
-	RangeType **run_list;
+	int			run_count;
+	int64		fork_blocks;
 	cachectl_block_range *ranges;
 	Relation	rel;
 	PrewarmResult result;
@@ -545,34 +537,42 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 
 	lock_one_relation(relid, "prewarm_runs", RELATION_SET_ACTION);
 
+	action_progress_begin(&progress, "prewarm_runs");
+	rel = relation_open(relid, NoLock); /* locked by the set */
+	fork_blocks = smgr_fork_blocks(rel, fork);
+
+	/*
+	 * The runs are the caller's: only those inside the fork are kept (a
+	 * multirange's runs are sorted and disjoint, so they are at most half the
+	 * fork's blocks), read in place without a copy of each, and a cancel is
+	 * seen however many there are.
+	 */
 	typcache = lookup_type_cache(MultirangeTypeGetOid(runs), TYPECACHE_MULTIRANGE_INFO);
-	multirange_deserialize(typcache->rngtype, runs, &run_count, &run_list);
-	ranges = palloc(sizeof(cachectl_block_range) * Max(run_count, 1));
-	for (int i = 0; i < run_count; i++)
+	ranges = MemoryContextAllocHuge(CurrentMemoryContext,
+									sizeof(cachectl_block_range) * Min(Max(runs->rangeCount, 1), Max(fork_blocks, 1)));
+	run_count = 0;
+	for (uint32 i = 0; i < runs->rangeCount; i++)
 	{
-		RangeBound lower;
-		RangeBound upper;
-		bool		empty;
+		RangeBound	lower;
+		RangeBound	upper;
 		int64		first;
 		int64		end;
 
-		range_deserialize(typcache->rngtype, run_list[i], &lower, &upper, &empty);
+		CHECK_FOR_INTERRUPTS();
+		multirange_get_bounds(typcache->rngtype, runs, i, &lower, &upper);
 		/* no block has a negative number; refusing them also keeps end - first from overflowing */
-		if (!empty && !lower.infinite && DatumGetInt64(lower.val) < 0)
+		if (!lower.infinite && DatumGetInt64(lower.val) < 0)
 			ereport(ERROR,
 					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 					errmsg("block runs must not hold negative block numbers"));
 		first = lower.infinite ? 0 : DatumGetInt64(lower.val) + (lower.inclusive ? 0 : 1);
+		if (first >= fork_blocks)
+			break;				/* this run and all later ones lie past the fork's end */
 		end = upper.infinite ? PG_INT64_MAX : DatumGetInt64(upper.val) + (upper.inclusive ? 1 : 0);
-		ranges[i].first = first;
-		ranges[i].count = empty ? 0 : end - first;
+		ranges[run_count].first = first;
+		ranges[run_count].count = Min(end, fork_blocks) - first;
+		run_count++;
 	}
-
-	action_progress_begin(&progress, "prewarm_runs");
-	rel = relation_open(relid, NoLock); /* locked by the set */
-	run_count = clip_ranges(ranges, run_count, smgr_fork_blocks(rel, fork));
-	if (run_count > 1)
-		qsort(ranges, run_count, sizeof(cachectl_block_range), range_by_first);
 	prewarm_fork(rel, fork, ranges, run_count, target, rate, drop_os_copy, &progress, &result);
 	progress.forks++;
 	relation_close(rel, NoLock);
@@ -581,4 +581,17 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	values[0] = Int64GetDatum(result.shared_loaded);
 	values[1] = Int64GetDatum(result.os_loaded);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
+}
+
+/*
+ * cachectl.rate_bytes_per_second(max_mb_per_sec float8) RETURNS float8
+ *
+ * max_mb_per_sec checked as every action checks it, in bytes per second.
+ * Internal: restore() sizes its chunks with it, so that it refuses the
+ * rates the C functions refuse, with the same words.
+ */
+Datum
+pg_cachectl_rate_bytes_per_second(PG_FUNCTION_ARGS)
+{
+	PG_RETURN_FLOAT8(rate_argument(fcinfo, 0));
 }

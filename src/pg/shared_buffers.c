@@ -137,26 +137,6 @@ cascade_argument(FunctionCallInfo fcinfo, int argno)
 }
 
 /*
- * A temporary relation's pages live in its session's local buffers, which
- * shared_residency does not see: say so rather than let a 0 mislead.  (Its
- * partitions, TOAST and indexes are temporary exactly when it is.)
- */
-static void
-notice_if_temporary(Oid relid)
-{
-	HeapTuple	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
-
-	if (!HeapTupleIsValid(tuple))
-		return;
-	if (((Form_pg_class) GETSTRUCT(tuple))->relpersistence == RELPERSISTENCE_TEMP)
-		ereport(NOTICE,
-				(errmsg("the pages of temporary relation \"%s\" live in the session's local buffers",
-						NameStr(((Form_pg_class) GETSTRUCT(tuple))->relname)),
-				 errdetail("Only shared buffers are counted here: its buffers are reported as 0.")));
-	ReleaseSysCache(tuple);
-}
-
-/*
  * cachectl.shared_residency(rel regclass, fork text DEFAULT NULL,
  *                           cascade boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, blocks int8, size_bytes int8,
@@ -175,7 +155,7 @@ pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
 	relid = PG_GETARG_OID(0);
 	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_REPORT, fork_argument(fcinfo, 1),
 					  cascade_argument(fcinfo, 2), BUFFER_PASS_COUNT);
-	notice_if_temporary(relid);
+	buffer_scan_notice_if_temporary(relid);
 	return (Datum) 0;
 }
 

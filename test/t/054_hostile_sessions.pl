@@ -7,6 +7,11 @@
 #   invisible to shared buffers, which shared_residency says in a NOTICE),
 #   the actions refuse it with 0A000, evict_relations leaves it out with a
 #   NOTICE; nothing is XX000.
+# - a role with no cachectl privilege that holds what snapshot() used to
+#   serialise on (an advisory lock of a key anyone can compute), and a
+#   pg_read_all_stats member reading the snapshot table in an open
+#   transaction: snapshot() goes on; a writer that holds the table (an open
+#   transaction) makes it fail with 55P03 within lock_timeout, or 10 s.
 # - a relation rewritten, truncated or dropped while a long call runs on it:
 #   os_prefetch and prewarm hold their lock to the end, so VACUUM FULL,
 #   TRUNCATE and DROP wait (here they time out); restore commits between
@@ -156,6 +161,77 @@ for my $ddl ('VACUUM FULL big', 'DROP TABLE big') {
 	like($out, qr/block/, "restore reports its row after $ddl");
 	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('big')}) if $ddl =~ /VACUUM/;
 }
+
+# ---- nobody can hold snapshot() up without the right to write snapshots
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE snap_small AS SELECT g AS id FROM generate_series(1, 1000) g;
+CREATE ROLE hostile_nobody LOGIN;
+CREATE ROLE hostile_stats LOGIN IN ROLE pg_read_all_stats;
+});
+
+# Starts a session that runs $sql and then sleeps, as $role; returns once
+# pg_stat_activity shows it sleeping.
+sub start_holder {
+	my ($role, $sql) = @_;
+	my ($out, $err) = ('', '');
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-q', '-d', $node->connstr('postgres') . " user=$role", '-c', "$sql SELECT pg_sleep(600);" ],
+		'>', \$out, '2>', \$err);
+	$node->poll_query_until('postgres',
+		qq{SELECT count(*) > 0 FROM pg_stat_activity WHERE usename = '$role' AND wait_event = 'PgSleep'})
+	  or die "the $role session did not start: $err";
+	return $h;
+}
+
+# Ends the sessions of the holders and their backends (pg_sleep does not
+# notice that its client went away).
+sub end_holders {
+	my @handles = @_;
+	$_->kill_kill for @handles;
+	$node->safe_psql('postgres',
+		q{SELECT count(pg_terminate_backend(pid, 10000)) FROM pg_stat_activity WHERE usename IN ('hostile_nobody', 'hostile_stats')});
+}
+
+# The outcome of a snapshot of 'morning' ('ok' or its SQLSTATE) and how
+# long it took, in ms.
+sub timed_snapshot {
+	my ($settings) = @_;
+	my $started = Time::HiRes::time();
+	my $state = outcome("$settings\nSELECT relations FROM cachectl.snapshot('morning', ARRAY['snap_small']::regclass[])");
+	return ($state, int((Time::HiRes::time() - $started) * 1000));
+}
+
+my @holders = (
+	start_holder('hostile_nobody', q{SELECT pg_advisory_lock(hashtext('cachectl.snapshot'), hashtext('morning'));}),
+	start_holder('hostile_stats', q{BEGIN; SELECT count(*) FROM cachectl.snapshot;}));
+my ($state, $ms) = timed_snapshot("SET statement_timeout = '5s';");
+is($state, 'ok', 'snapshot() is not held up by an advisory lock or a reader of the table');
+diag("snapshot() beside an advisory lock holder and a reader: $state in $ms ms");
+my ($lock_out, $lock_err) = ('', '');
+$node->psql('postgres', 'BEGIN; LOCK TABLE cachectl.snapshot IN SHARE ROW EXCLUSIVE MODE; COMMIT;',
+	stdout => \$lock_out, stderr => \$lock_err, extra_params => [ '-U', 'hostile_stats' ]);
+like($lock_err, qr/permission denied/, 'a role that may only read snapshots cannot take their lock');
+end_holders(@holders);
+
+# A transaction that wrote to the table and stays open: a bounded wait.
+$node->safe_psql('postgres', 'GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO hostile_stats');
+my $writer = start_holder('hostile_stats', q{BEGIN; DELETE FROM cachectl.snapshot WHERE label = 'nothing';});
+($state, $ms) = timed_snapshot("SET lock_timeout = '1s';");
+is($state, '55P03', 'snapshot() beside an open writer fails with 55P03 at lock_timeout');
+cmp_ok($ms, '<', 4000, 'within about lock_timeout (1 s)');
+diag("snapshot() beside an open writer, lock_timeout 1 s: $state in $ms ms");
+($state, $ms) = timed_snapshot("SET lock_timeout = 0; SET statement_timeout = '30s';");
+is($state, '55P03', 'without a lock_timeout snapshot() still gives up (55P03), long before statement_timeout');
+cmp_ok($ms, '<', 14000, 'after about 10 s');
+diag("snapshot() beside an open writer, no lock_timeout: $state in $ms ms");
+my ($msg_out, $msg_err) = ('', '');
+$node->psql('postgres', q{SET lock_timeout = '200ms'; SELECT cachectl.snapshot('morning', ARRAY['snap_small']::regclass[])},
+	stdout => \$msg_out, stderr => \$msg_err);
+like($msg_err, qr/could not lock table cachectl.snapshot to record cache snapshot "morning"/,
+	'the error names the table and the label');
+end_holders($writer);
+$node->safe_psql('postgres', 'REVOKE ALL ON cachectl.snapshot FROM hostile_stats');
 
 my $log = slurp_file($node->logfile);
 unlike($log, qr/terminated by signal|PANIC|TRAP:|XX000/, 'no crash and no internal error in the server log');

@@ -99,6 +99,14 @@ TEST_CASE("runs of set bits are coalesced into block ranges") {
     }
 }
 
+TEST_CASE("runs within bounds are cut at the bounds") {
+    BitString bits(std::string(3, '0') + std::string(150, '1') + "0101");
+    CHECK(bits.view.runs(0, 3).empty());
+    CHECK(bits.view.runs(10, 80) == std::vector<BlockRange>{{10, 70}});
+    CHECK(bits.view.runs(150, 1000) == std::vector<BlockRange>{{150, 3}, {154, 1}, {156, 1}});
+    CHECK(bits.view.runs(-5, 4) == std::vector<BlockRange>{{3, 1}});
+}
+
 TEST_CASE("runs and the bits they came from agree on a large pattern") {
     const std::int64_t size = 10000;
     std::vector<std::uint8_t> bytes(static_cast<std::size_t>(bitmap_bytes(size)));

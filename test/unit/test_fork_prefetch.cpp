@@ -180,6 +180,22 @@ TEST_CASE("blocks past the end of the fork are counted, not read") {
     CHECK(missing.willneed_calls() == 0);
 }
 
+TEST_CASE("a map is read only as far as the fork: the bits past its end are counted") {
+    TempDirectory dir;
+    TempFile first(dir, "700");
+    first.append(20 * block_size);
+    // 2^24 bits, every other one set: far more runs past the end than inside
+    const std::int64_t bit_count = std::int64_t{1} << 24;
+    std::vector<std::uint8_t> bytes(static_cast<std::size_t>(bitmap_bytes(bit_count)), 0xaa);
+    ForkPrefetch job(first.path(), segment_bytes(), block_size, BitmapView(bytes, bit_count), ForkPrefetch::Options{});
+    int steps = 0;
+    for (; steps < 100000 && !job.step().finished; ++steps)
+        ;
+    CHECK(job.blocks_requested() == 10);
+    CHECK(job.blocks_past_end() == bit_count / 2 - 10);
+    CHECK(job.pages_requested() == 10 * block_size / page_size());
+}
+
 TEST_CASE("without waiting, the job returns after advising and says what is read so far") {
     TempFile file;
     file.append(64 * block_size);
