@@ -201,7 +201,7 @@ sql <<'SQL'
 -- the mask keeps the even i (the first page of each block).
 CREATE FUNCTION hand_join(rel regclass,
     OUT blocks int8, OUT shared_blocks int8, OUT os_blocks int8, OUT both_blocks int8,
-    OUT shared_dirty int8)
+    OUT shared_dirty_blocks int8)
 LANGUAGE sql AS $$
 WITH facts AS (
     SELECT current_setting('block_size')::int AS block_size,
@@ -263,10 +263,10 @@ SELECT * FROM cachectl.prewarm('t', target => 'shared', last_block => $((H - 1))
 SELECT * FROM cachectl.prewarm('t', target => 'os', first_block => $Q1, last_block => $((Q3 - 1)));
 SQL
 IFS='|' read -r S_BLOCKS S_SHARED S_OS S_BOTH S_DIRTY <<<"$(sql -c "
-    SELECT blocks, shared_blocks, os_blocks, both_blocks, shared_dirty FROM cachectl.status('t') WHERE fork = 'main'")"
+    SELECT blocks, shared_blocks, os_blocks, both_blocks, shared_dirty_blocks FROM cachectl.status('t') WHERE fork = 'main'")"
 IFS='|' read -r J_BLOCKS J_SHARED J_OS J_BOTH J_DIRTY <<<"$(sql -c "SELECT * FROM hand_join('t')")"
-say "   status    : blocks=$S_BLOCKS shared=$S_SHARED os=$S_OS both=$S_BOTH shared_dirty=$S_DIRTY"
-say "   hand join : blocks=$J_BLOCKS shared=$J_SHARED os=$J_OS both=$J_BOTH shared_dirty=$J_DIRTY"
+say "   status    : blocks=$S_BLOCKS shared=$S_SHARED os=$S_OS both=$S_BOTH shared_dirty_blocks=$S_DIRTY"
+say "   hand join : blocks=$J_BLOCKS shared=$J_SHARED os=$J_OS both=$J_BOTH shared_dirty_blocks=$J_DIRTY"
 check "$S_BLOCKS == $J_BLOCKS && $S_SHARED == $J_SHARED && $S_OS == $J_OS && $S_BOTH == $J_BOTH && $S_DIRTY == $J_DIRTY" \
     "status and the hand join disagree"
 # readahead may round the OS quarter up a little: bounds, not equality
@@ -317,7 +317,7 @@ emit_load() {
 }
 cold_t() {
     local left
-    left=$(sql -c "SELECT coalesce(sum(shared_left), 0) + coalesce(sum(os_left), 0) FROM cachectl.cold('t')")
+    left=$(sql -c "SELECT coalesce(sum(shared_buffers_left), 0) + coalesce(sum(os_pages_left), 0) FROM cachectl.cold('t')")
     check "$left == 0" "cold('t') left $left blocks/pages"
     IFS='|' read -r l_shared l_os _ <<<"$(sql -c "SELECT * FROM layers('t')")"
     check "$l_shared == 0 && $l_os == 0" "t not cold: shared $l_shared, os $l_os"

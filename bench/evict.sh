@@ -168,7 +168,7 @@ $$;
 -- Shared buffers held by the many tables (any fork), by pg_buffercache.
 -- (A plain join can be planned as a nested loop over pg_class for each of
 -- the 262,144 buffers: tens of seconds.  The IN list is hashed.)
-CREATE FUNCTION bench_many_buffers(OUT buffers int8, OUT dirty int8)
+CREATE FUNCTION bench_many_buffers(OUT buffers int8, OUT dirty_buffers int8)
 LANGUAGE sql AS $$
     SELECT count(*), count(*) FILTER (WHERE b.isdirty)
       FROM pg_buffercache b
@@ -237,8 +237,8 @@ SELECT ms AS prepare_ms FROM bench_dirty('t') \gset
 \set prepare_ms 0
 CHECKPOINT;
 \endif
-SELECT coalesce(sum(buffers), 0) AS b_buffers, coalesce(sum(dirty), 0) AS b_dirty,
-       coalesce(sum(pinned), 0) AS b_pinned
+SELECT coalesce(sum(buffers), 0) AS b_buffers, coalesce(sum(dirty_buffers), 0) AS b_dirty,
+       coalesce(sum(pinned_buffers), 0) AS b_pinned
   FROM cachectl.shared_residency('t') \gset
 SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skipped
   FROM bench_evict_once(:'query', ARRAY['t'::regclass]) \gset
@@ -375,7 +375,7 @@ SELECT ms AS prewarm_ms FROM bench_prewarm(bench_many()) \gset
 \set prewarm_ms 0
 SELECT count(*) FROM unnest(bench_many()) r, pg_relation_size(r) \g /dev/null
 \endif
-SELECT buffers AS b_buffers, dirty AS b_dirty FROM bench_many_buffers() \gset
+SELECT buffers AS b_buffers, dirty_buffers AS b_dirty FROM bench_many_buffers() \gset
 \if :each
 SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skipped
   FROM bench_evict_each(bench_many()) \gset

@@ -37,7 +37,7 @@ echo_sql() { printf '\033[2m%s\033[0m\n' "$1"; cluster_psql -q -c "$1"; }
 sql "CREATE EXTENSION pg_cachectl; CREATE EXTENSION pg_prewarm;"
 sql "CREATE VIEW both_layers AS
      SELECT s.relation, pg_size_pretty(sum(s.buffers) * current_setting('block_size')::int) AS in_shared_buffers,
-            sum(s.dirty) AS dirty_buffers,
+            sum(s.dirty_buffers) AS dirty_buffers,
             (SELECT pg_size_pretty(o.cached_bytes) FROM cachectl.os_residency_total(s.relation) o) AS in_os_cache
      FROM pg_class c, cachectl.shared_residency(c.oid) s
      WHERE c.relname IN ('orders', 'orders_placed_at')
@@ -59,7 +59,7 @@ echo_sql "SELECT relation, pg_size_pretty(size_bytes) AS size, pg_size_pretty(ca
                  dirty_pages, writeback_pages
           FROM cachectl.os_residency_total('orders', cascade => true);"
 say "... while shared buffers hold only what the writes left there (bulk writes use a small ring)"
-echo_sql "SELECT relation, fork, blocks, buffers, dirty, pinned, round(usage_count_avg::numeric, 2) AS usage_count_avg
+echo_sql "SELECT relation, fork, blocks, buffers, dirty_buffers, pinned_buffers, round(usage_count_avg::numeric, 2) AS usage_count_avg
           FROM cachectl.shared_residency('orders', cascade => true);"
 
 say "Per fork and 1 GiB segment file:"

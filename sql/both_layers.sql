@@ -15,7 +15,7 @@ SELECT relation, fork, blocks = pg_relation_size('layers_t', fork) / current_set
        os_blocks = both_blocks + os_only_blocks AS os_adds_up,
        shared_bytes = shared_blocks * current_setting('block_size')::int AS shared_bytes_match,
        both_bytes = both_blocks * current_setting('block_size')::int AS both_bytes_match,
-       shared_dirty <= shared_blocks AS dirty_in_bounds
+       shared_dirty_blocks <= shared_blocks AS dirty_in_bounds
 FROM cachectl.status('layers_t') ORDER BY fork;
 SELECT count(*) AS forks_with_cascade FROM cachectl.status('layers_t', cascade => true);
 -- status agrees with pg_buffercache on the shared layer
@@ -27,12 +27,12 @@ FROM cachectl.status('layers_t') s WHERE fork = 'main';
 
 -- cold: nothing left in either layer, even of a dirty table
 UPDATE layers_t SET payload = 'changed' WHERE id <= 100;
-SELECT relation, fork, buffers_evicted > 0 AS evicted, buffers_flushed > 0 AS flushed, shared_left, os_left
+SELECT relation, fork, buffers_evicted > 0 AS evicted, buffers_flushed > 0 AS flushed, shared_buffers_left, os_pages_left
 FROM cachectl.cold('layers_t') WHERE fork = 'main';
 SELECT fork, shared_blocks, os_blocks, neither_blocks = blocks AS all_cold
 FROM cachectl.status('layers_t') ORDER BY fork;
 SELECT count(*) AS changed_rows FROM layers_t WHERE payload = 'changed';
-SELECT count(*) AS cascade_rows, bool_and(shared_left = 0 AND os_left = 0) AS all_cold
+SELECT count(*) AS cascade_rows, bool_and(shared_buffers_left = 0 AND os_pages_left = 0) AS all_cold
 FROM cachectl.cold('layers_t', cascade => true);
 
 -- prewarm into shared buffers: the whole small table is there afterwards

@@ -2,6 +2,15 @@
 
 \echo Use "CREATE EXTENSION pg_cachectl" to load this file. \quit
 
+-- Units: every count names its unit as one word of its name.  blocks and
+-- buffers are block_size (BLCKSZ, 8 KB) units: blocks of a fork (blocks,
+-- shared_blocks, shared_dirty_blocks, blocks_loaded), buffers of the shared
+-- pool (buffers, dirty_buffers, pinned_buffers, buffers_evicted,
+-- shared_buffers_left); pages are OS pages of os_page_size() bytes
+-- (cached_pages, os_dirty_pages, os_pages_left); bytes are bytes (size_bytes,
+-- shared_bytes).  Counts of other things name the thing (relations,
+-- rows_recorded); flags (evicted, flushed) and seconds are not counts.
+
 -- The schema is created here, so it belongs to the extension: a cachectl
 -- schema made beforehand (by anyone with CREATE on the database, who would
 -- then decide what a superuser's call resolves to) makes CREATE EXTENSION
@@ -170,7 +179,7 @@ CREATE FUNCTION cachectl.status(
     OUT shared_only_blocks int8,
     OUT os_only_blocks int8,
     OUT neither_blocks int8,
-    OUT shared_dirty int8,
+    OUT shared_dirty_blocks int8,
     OUT os_dirty_pages int8,
     OUT size_bytes int8,
     OUT shared_bytes int8,
@@ -212,8 +221,8 @@ CREATE FUNCTION cachectl.cold(
     OUT fork text,
     OUT buffers_evicted int8,
     OUT buffers_flushed int8,
-    OUT shared_left int8,
-    OUT os_left int8)
+    OUT shared_buffers_left int8,
+    OUT os_pages_left int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
@@ -351,9 +360,9 @@ CREATE FUNCTION cachectl.shared_residency(
     OUT size_bytes int8,
     OUT buffers int8,
     OUT cached_bytes int8,
-    OUT dirty int8,
+    OUT dirty_buffers int8,
     OUT dirty_bytes int8,
-    OUT pinned int8,
+    OUT pinned_buffers int8,
     OUT usage_count_avg float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_residency'

@@ -10,13 +10,13 @@ SELECT count(*) AS forks_evicted FROM cachectl.evict('sr_t', cascade => true);
 -- after eviction: the forks and their sizes, no buffer
 SELECT relation, fork, blocks = pg_relation_size('sr_t', fork) / current_setting('block_size')::int AS blocks_match,
        size_bytes = pg_relation_size('sr_t', fork) AS size_bytes_match,
-       buffers, cached_bytes, dirty, dirty_bytes, pinned, usage_count_avg
+       buffers, cached_bytes, dirty_buffers, dirty_bytes, pinned_buffers, usage_count_avg
 FROM cachectl.shared_residency('sr_t') ORDER BY fork;
 
 -- read it all: buffers appear, clean and unpinned, and match pg_buffercache
 SELECT count(*) FROM sr_t;
 SELECT r.fork, r.buffers = b.buffers AS matches_pg_buffercache, r.buffers <= r.blocks AS within_fork,
-       r.dirty, r.pinned, r.usage_count_avg BETWEEN 1 AND 5 AS usage_in_range
+       r.dirty_buffers, r.pinned_buffers, r.usage_count_avg BETWEEN 1 AND 5 AS usage_in_range
 FROM cachectl.shared_residency('sr_t', 'main') r,
      (SELECT count(*) AS buffers FROM pg_buffercache
       WHERE relfilenode = pg_relation_filenode('sr_t') AND relforknumber = 0) b;
@@ -29,7 +29,7 @@ FROM cachectl.shared_residency('sr_t', 'main');
 
 -- an update dirties buffers
 UPDATE sr_t SET doc = 'changed' WHERE id <= 10;
-SELECT dirty > 0 AS has_dirty, dirty_bytes = dirty * current_setting('block_size')::int8 AS dirty_bytes_ok
+SELECT dirty_buffers > 0 AS has_dirty, dirty_bytes = dirty_buffers * current_setting('block_size')::int8 AS dirty_bytes_ok
 FROM cachectl.shared_residency('sr_t', 'main');
 -- a usage count average that is not a whole number is rounded: one buffer
 -- read once more than the others

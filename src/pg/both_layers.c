@@ -95,9 +95,10 @@ blocks_below(const uint32 *blocks, size_t count, int64 limit)
  * cachectl.status(rel regclass, cascade boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, blocks int8, shared_blocks int8,
  *                  os_blocks int8, both_blocks int8, shared_only_blocks int8,
- *                  os_only_blocks int8, neither_blocks int8, shared_dirty int8,
- *                  os_dirty_pages int8, size_bytes int8, shared_bytes int8,
- *                  os_bytes int8, both_bytes int8)
+ *                  os_only_blocks int8, neither_blocks int8,
+ *                  shared_dirty_blocks int8, os_dirty_pages int8,
+ *                  size_bytes int8, shared_bytes int8, os_bytes int8,
+ *                  both_bytes int8)
  *
  * Block-exact: the block numbers found in shared buffers are looked up in
  * the fork's OS map.  os_dirty_pages is NULL where mincore measures.

@@ -44,12 +44,13 @@ scan_row(const cachectl_buffer_scan *scan, size_t index, cachectl_buffer_row *ro
 /*
  * cachectl.cold(rel regclass, cascade boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, buffers_evicted int8,
- *                  buffers_flushed int8, shared_left int8, os_left int8)
+ *                  buffers_flushed int8, shared_buffers_left int8,
+ *                  os_pages_left int8)
  *
  * Evicts the set from shared buffers, then drops it from the OS page cache
- * (written back first).  shared_left counts the buffers still holding the
- * fork afterwards (pinned, or read again meanwhile), os_left its OS pages
- * still cached: both 0 on an idle relation.
+ * (written back first).  shared_buffers_left counts the buffers still holding
+ * the fork afterwards (pinned, or read again meanwhile), os_pages_left its OS
+ * pages still cached: both 0 on an idle relation.
  */
 Datum
 pg_cachectl_cold(PG_FUNCTION_ARGS)

@@ -140,8 +140,9 @@ cascade_argument(FunctionCallInfo fcinfo, int argno)
  * cachectl.shared_residency(rel regclass, fork text DEFAULT NULL,
  *                           cascade boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, blocks int8, size_bytes int8,
- *                  buffers int8, cached_bytes int8, dirty int8,
- *                  dirty_bytes int8, pinned int8, usage_count_avg float8)
+ *                  buffers int8, cached_bytes int8, dirty_buffers int8,
+ *                  dirty_bytes int8, pinned_buffers int8,
+ *                  usage_count_avg float8)
  */
 Datum
 pg_cachectl_shared_residency(PG_FUNCTION_ARGS)

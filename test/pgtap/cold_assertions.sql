@@ -49,7 +49,7 @@ $$;
 
 -- cold(): both layers empty, nothing skipped (a pinned buffer would stay)
 CREATE FUNCTION make_cold(rel regclass) RETURNS boolean LANGUAGE sql AS $$
-    SELECT bool_and(shared_left = 0) FROM cachectl.cold(rel, cascade => true)
+    SELECT bool_and(shared_buffers_left = 0) FROM cachectl.cold(rel, cascade => true)
 $$;
 
 SELECT plan(17);

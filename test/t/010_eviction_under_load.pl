@@ -255,7 +255,7 @@ sub check_cluster
 	# hold one for a moment).
 	ok( $node->poll_query_until(
 			'postgres', qq{
-SELECT coalesce(sum(r.pinned), 0) = 0
+SELECT coalesce(sum(r.pinned_buffers), 0) = 0
   FROM unnest('{@{[ join ',', @pgbench_tables ]}}'::regclass[]) AS t(rel),
        cachectl.shared_residency(t.rel, cascade => true) AS r}),
 		"$scenario: no buffer of a pgbench relation stays pinned");

@@ -92,7 +92,7 @@ UPDATE flush_probe SET val = 'updated before the failed flush' WHERE id = 1;
 });
 
 my $residency = $node->safe_psql('postgres',
-	q{SELECT buffers, dirty FROM cachectl.shared_residency('flush_probe', 'main')}
+	q{SELECT buffers, dirty_buffers FROM cachectl.shared_residency('flush_probe', 'main')}
 );
 my ($probe_buffers, $probe_dirty) = split /\|/, $residency;
 cmp_ok($probe_dirty, '>', 0,
@@ -206,7 +206,7 @@ chmod(0600, $segment) or die "could not chmod \"$segment\": $!";
 note("made $segment writable again");
 
 $residency = $node->safe_psql('postgres',
-	q{SELECT dirty FROM cachectl.shared_residency('flush_probe', 'main')});
+	q{SELECT dirty_buffers FROM cachectl.shared_residency('flush_probe', 'main')});
 is($residency, $probe_dirty,
 	'a. the dirty buffers survived every failed eviction (shared_residency)');
 
@@ -266,7 +266,7 @@ SELECT count(*) FROM $table;
 });
 	my ($blocks, $buffers, $dirty) = split /\|/,
 	  $node->safe_psql('postgres',
-		qq{SELECT blocks, buffers, dirty FROM cachectl.shared_residency('$table', 'main')}
+		qq{SELECT blocks, buffers, dirty_buffers FROM cachectl.shared_residency('$table', 'main')}
 	  );
 	note(sprintf("b. $table: %d blocks, %d buffers, %d dirty of %d (%.1f s)",
 			$blocks, $buffers, $dirty, $pool_buffers, time - $start));

@@ -132,7 +132,7 @@ INSERT INTO soak_actions (kind, target, pages_dropped)
 	[
 		cold => qq{$cached_before
 INSERT INTO soak_actions (kind, target, evicted, flushed, pages_dropped)
-  SELECT 'cold', $target, sum(buffers_evicted), sum(buffers_flushed), :before - sum(os_left)
+  SELECT 'cold', $target, sum(buffers_evicted), sum(buffers_flushed), :before - sum(os_pages_left)
     FROM cachectl.cold($target, cascade => $cascade);}
 	],
 	[
