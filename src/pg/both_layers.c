@@ -1,13 +1,12 @@
 /*
- * both_layers.c — reports over both caches at once: status() per relation
- * fork, block-exact; draw() as a two-layer strip; database_status() for
- * every relation of the database; and the runs of blocks each layer holds,
- * which snapshots record.
+ * both_layers.c — reports over both caches of the relations named: status()
+ * per relation fork, block-exact; draw() as a two-layer strip; and the runs
+ * of blocks each layer holds, which snapshots record.  The database-wide
+ * report, database_status(), is in cache_metrics.c, over the one walk of
+ * database_cache.c.
  *
  * The shared layer is one pass over the buffer pool that keeps the block
- * numbers it finds; the OS layer is an os_map of each fork (status, draw)
- * or cachestat counts plus a check of only the blocks found in shared
- * buffers (database_status: double-cached bytes cannot come from counts).
+ * numbers it finds; the OS layer is an os_map of each fork.
  */
 #include "postgres.h"
 
@@ -39,13 +38,11 @@
 
 PG_FUNCTION_INFO_V1(pg_cachectl_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_draw);
-PG_FUNCTION_INFO_V1(pg_cachectl_database_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_shared_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_system_identifier);
 
 #define STATUS_COLUMNS 15
-#define DATABASE_STATUS_COLUMNS 6
 #define BLOCK_RUN_COLUMNS 4
 
 /* The block numbers a pass found for one of its rows; an error if lost. */
@@ -258,107 +255,6 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	MemoryContextDelete(work_context);
 	buffer_scan_notice_if_temporary(relid);
 	PG_RETURN_TEXT_P(result);
-}
-
-/*
- * cachectl.database_status()
- *   RETURNS TABLE (relation regclass, kind text, size_bytes int8,
- *                  shared_bytes int8, os_cached_bytes int8,
- *                  double_cached_bytes int8)
- *
- * Every relation with storage of the current database that the user may
- * read, others left out silently (it backs a view).  One pass over the
- * pool, cachestat (or mincore) counts per segment file, and an OS look at
- * only the blocks found in shared buffers.  No relation locks: a database
- * may hold more relations than the lock table; files that vanish meanwhile
- * count as empty.
- */
-Datum
-pg_cachectl_database_status(PG_FUNCTION_ARGS)
-{
-	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	MemoryContext work_context;
-	MemoryContext caller_context;
-	DatabaseRelation *relations;
-	int			relation_count;
-	cachectl_buffer_scan *scan;
-	cachectl_residency_report *report;
-	cachectl_error error = {0};
-	size_t		rows;
-	size_t		next_row = 0;
-	int64		page_size = os_page_size();
-
-	InitMaterializedSRF(fcinfo, 0);
-	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl database_status",
-										 ALLOCSET_DEFAULT_SIZES);
-	caller_context = MemoryContextSwitchTo(work_context);
-
-	relations = database_relations_list(true, &relation_count);
-	scan = buffer_scan_pass_database(work_context, relations, relation_count);
-	rows = cachectl_buffer_scan_row_count(scan);
-
-	report = os_residency_report_create(work_context);
-	/* relations and the scan's rows are both in OID order */
-	for (int i = 0; i < relation_count; i++)
-	{
-		const DatabaseRelation *relation = &relations[i];
-		cachectl_residency_counts total;
-		int64		shared_blocks = 0;
-		int64		double_pages = 0;
-		Datum		values[DATABASE_STATUS_COLUMNS] = {0};
-		bool		nulls[DATABASE_STATUS_COLUMNS] = {0};
-
-		CHECK_FOR_INTERRUPTS();
-		cachectl_residency_report_clear(report);
-		for (int fork = 0; fork <= MAX_FORKNUM; fork++)
-		{
-			char	   *path = database_relation_fork_path(relation, fork);
-
-			os_residency_scan_path(report, fork, path);
-			pfree(path);
-		}
-		cachectl_residency_report_total(report, &total);
-
-		for (; next_row < rows; next_row++)
-		{
-			cachectl_buffer_row row;
-			const uint32 *blocks;
-			size_t		count;
-
-			if (!cachectl_buffer_scan_row(scan, next_row, &row))
-				elog(ERROR, "buffer scan row %zu of %zu is missing", next_row, rows);
-			if (row.relation_id > relation->relid)
-				break;
-			if (row.relation_id < relation->relid || row.buffers == 0)
-				continue;
-			row_blocks(scan, next_row, &blocks, &count);
-			shared_blocks += (int64) count;
-			if (total.cached_pages > 0)
-			{
-				char	   *path = database_relation_fork_path(relation, row.fork_number);
-				int64		pages = 0;
-
-				if (cachectl_cached_pages_of_blocks(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, blocks, count,
-													(cachectl_os_engine) cachectl_os_engine_setting,
-													&pages, &error) != CACHECTL_OK)
-					cachectl_raise_core_error(&error);
-				double_pages += pages;
-				pfree(path);
-			}
-		}
-
-		values[0] = ObjectIdGetDatum(relation->relid);
-		values[1] = CStringGetTextDatum(database_relation_kind(relation->relkind));
-		values[2] = Int64GetDatum(total.size_bytes);
-		values[3] = Int64GetDatum(shared_blocks * BLCKSZ);
-		values[4] = Int64GetDatum(total.cached_pages * page_size);
-		values[5] = Int64GetDatum(double_pages * page_size);
-		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-	}
-
-	MemoryContextSwitchTo(caller_context);
-	MemoryContextDelete(work_context);
-	return (Datum) 0;
 }
 
 /* Adds one row per run of consecutive blocks. */

@@ -1,9 +1,11 @@
 /*
- * cache_metrics.c — the figures monitoring scrapes: database_summary(), both
- * layers of the current database per relation kind, and top_relations(),
- * the relation forks holding the most bytes in each layer.  Both come from
- * one walk of the database (database_cache.c): one pass over the pool, no
- * relation locks, nothing written, so they run on a hot standby too.
+ * cache_metrics.c — the database-wide reports over both layers:
+ * database_status(), one row per relation; database_summary(), the figures
+ * monitoring scrapes per relation kind; and top_relations(), the relation
+ * forks holding the most bytes in each layer.  All three come from the one
+ * walk of the database (database_cache.c): one pass over the pool, no
+ * relation locks, nothing written, so they run on a hot standby too.  Which
+ * relations a user may see is database_relations.c's rule.
  *
  * The autowarm worker's status (last snapshot age, last load, blocks loaded,
  * failures) belongs here as a third report once the worker exists.
@@ -22,12 +24,84 @@
 #include "database_cache.h"
 #include "database_relations.h"
 
+PG_FUNCTION_INFO_V1(pg_cachectl_database_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_database_summary);
 PG_FUNCTION_INFO_V1(pg_cachectl_top_relations);
 
+#define DATABASE_STATUS_COLUMNS 6
 #define SUMMARY_COLUMNS 8
 #define TOP_COLUMNS 7
 #define TOP_LIMIT 1000
+
+/* Both layers of one relation: the sum of its forks. */
+typedef struct RelationTotals
+{
+	int64		size_bytes;
+	int64		shared_bytes;
+	int64		os_cached_bytes;
+	int64		double_cached_bytes;
+} RelationTotals;
+
+typedef struct RelationTotalsOf
+{
+	const DatabaseRelation *relations;
+	RelationTotals *totals;		/* one per relation, in the same order */
+} RelationTotalsOf;
+
+static void
+add_to_relation(const DatabaseForkCache *fork, void *argument)
+{
+	RelationTotalsOf *of = argument;
+	RelationTotals *totals = &of->totals[fork->relation - of->relations];
+
+	totals->size_bytes += fork->size_bytes;
+	totals->shared_bytes += fork->shared_bytes;
+	totals->os_cached_bytes += fork->os_cached_bytes;
+	totals->double_cached_bytes += fork->double_cached_bytes;
+}
+
+/*
+ * cachectl.database_status()
+ *   RETURNS TABLE (relation regclass, kind text, size_bytes int8,
+ *                  shared_bytes int8, os_cached_bytes int8,
+ *                  double_cached_bytes int8)
+ *
+ * Every relation with storage of the current database that the user may
+ * read (on the table, for an index or TOAST relation), others left out
+ * silently (it backs a view); a relation without files has a row of zeros.
+ */
+Datum
+pg_cachectl_database_status(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	DatabaseRelation *relations;
+	int			relation_count;
+	RelationTotalsOf of;
+
+	InitMaterializedSRF(fcinfo, 0);
+	relations = database_relations_list(true, &relation_count);
+	of.relations = relations;
+	of.totals = palloc0(sizeof(RelationTotals) * Max(relation_count, 1));
+	database_cache_walk(relations, relation_count, add_to_relation, &of);
+
+	for (int i = 0; i < relation_count; i++)
+	{
+		const RelationTotals *totals = &of.totals[i];
+		Datum		values[DATABASE_STATUS_COLUMNS];
+		bool		nulls[DATABASE_STATUS_COLUMNS] = {false};
+
+		values[0] = ObjectIdGetDatum(relations[i].relid);
+		values[1] = CStringGetTextDatum(database_relation_kind(relations[i].relkind));
+		values[2] = Int64GetDatum(totals->size_bytes);
+		values[3] = Int64GetDatum(totals->shared_bytes);
+		values[4] = Int64GetDatum(totals->os_cached_bytes);
+		values[5] = Int64GetDatum(totals->double_cached_bytes);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	pfree(of.totals);
+	pfree(relations);
+	return (Datum) 0;
+}
 
 /* The kinds a summary has a row for, in output order. */
 typedef enum MetricKind

@@ -5,7 +5,8 @@
  * opened), cachestat (or mincore) counts per segment file, and an OS look at
  * only the blocks found in shared buffers.  No relation locks: a database may
  * hold more relations than the lock table; files that vanish meanwhile count
- * as empty.  What database_summary() and top_relations() report.
+ * as empty.  The only walk of a database's relations over both layers:
+ * what database_status(), database_summary() and top_relations() report.
  */
 #ifndef PG_CACHECTL_DATABASE_CACHE_H
 #define PG_CACHECTL_DATABASE_CACHE_H
