@@ -122,3 +122,24 @@ median_of() {
     printf '%s\n' "$@" | sed '/^$/d' | sort -g |
         awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+
+# small_tables_sql — the SQL that makes tables s.r_FIRST .. s.r_LAST of one
+# row each (psql variables first and last), committing every 1,000 tables:
+# the lock table holds only so many new relations in one transaction.
+small_tables_sql() {
+    cat <<'SQL'
+SET bench.first = :first;
+SET bench.last = :last;
+DO $$
+BEGIN
+    FOR i IN current_setting('bench.first')::int..current_setting('bench.last')::int LOOP
+        EXECUTE format('CREATE TABLE s.r_%s (id int)', i);
+        EXECUTE format('INSERT INTO s.r_%s VALUES (%s)', i, i);
+        IF i % 1000 = 0 THEN
+            COMMIT;
+        END IF;
+    END LOOP;
+END $$;
+CHECKPOINT;
+SQL
+}

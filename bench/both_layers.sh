@@ -485,23 +485,7 @@ CREATED=0
 declare -A DB_MS=() DB_COUNT_MS=() DB_WALL_MS=() DB_PEAK_KB=() DB_CREATE_S=()
 for n in $SMALL_COUNTS; do
     t0=$(now_us)
-    # one table and one row per iteration, a commit every 1,000 tables (the
-    # lock table holds only so many new relations in one transaction)
-    (msql -v first=$((CREATED + 1)) -v last="$n" <<'SQL'
-SET bench.first = :first;
-SET bench.last = :last;
-DO $$
-BEGIN
-    FOR i IN current_setting('bench.first')::int..current_setting('bench.last')::int LOOP
-        EXECUTE format('CREATE TABLE s.r_%s (id int)', i);
-        EXECUTE format('INSERT INTO s.r_%s VALUES (%s)', i, i);
-        IF i % 1000 = 0 THEN
-            COMMIT;
-        END IF;
-    END LOOP;
-END $$;
-CHECKPOINT;
-SQL
+    (msql -v first=$((CREATED + 1)) -v last="$n" <<<"$(small_tables_sql)"
     ) &
     wait $!
     t1=$(now_us)

@@ -120,21 +120,7 @@ for n in $COUNTS; do
     todo=$((n - have))
     if [ "$todo" -gt 0 ]; then
         t0=$(now_us)
-        (mql -v first="$NEXT" -v last=$((NEXT + todo - 1)) <<'SQL'
-SET bench.first = :first;
-SET bench.last = :last;
-DO $$
-BEGIN
-    FOR i IN current_setting('bench.first')::int..current_setting('bench.last')::int LOOP
-        EXECUTE format('CREATE TABLE s.r_%s (id int)', i);
-        EXECUTE format('INSERT INTO s.r_%s VALUES (%s)', i, i);
-        IF i % 1000 = 0 THEN
-            COMMIT;
-        END IF;
-    END LOOP;
-END $$;
-CHECKPOINT;
-SQL
+        (mql -v first="$NEXT" -v last=$((NEXT + todo - 1)) <<<"$(small_tables_sql)"
         ) &
         wait $!
         NEXT=$((NEXT + todo))
