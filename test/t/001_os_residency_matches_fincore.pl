@@ -315,14 +315,31 @@ like($total, qr/^t\|/,
 
 # ---- c. segment 0 dropped, the others left alone ----
 
+# Pages the kernel reclaimed, per segment (cachestat's evicted count; DONTNEED
+# does not move it): this host's proactive reclaim (DAMON pageout) takes
+# untouched pages within seconds, so a segment left alone may lose a page
+# that way (one of 3,840 on 17.12), and only that way.
+sub reclaimed_pages
+{
+	my $out = $node->safe_psql('postgres',
+		q{SET cachectl.os_engine = 'cachestat';
+SELECT string_agg(coalesce(evicted_pages, 0)::text, ' ' ORDER BY segment)
+  FROM cachectl.os_residency('residency_probe', 'main')});
+	return [ split / /, $out ];
+}
+my $reclaimed_before = reclaimed_pages();
 drop_from_cache($segment0);
 $measured = measure();
 my $after_drop = compare_with_fincore('c. segment 0 dropped', $measured);
+my $reclaimed_after = reclaimed_pages();
 is($after_drop->[0], 0, 'c. segment 0 dropped: segment 0 has no cached page');
-is_deeply(
-	[ @$after_drop[ 1 .. $segment_count - 1 ] ],
-	[ @$after_reads[ 1 .. $segment_count - 1 ] ],
-	'c. segment 0 dropped: the other segments are unchanged');
+my @unexplained = grep {
+	my $lost = $after_reads->[$_] - $after_drop->[$_];
+	$lost < 0 || $lost > ($reclaimed_after->[$_] // 0) - ($reclaimed_before->[$_] // 0)
+} 1 .. $segment_count - 1;
+is_deeply(\@unexplained, [],
+	'c. segment 0 dropped: the other segments are unchanged but for pages the kernel reclaimed')
+  or diag("before: @$after_reads; after: @$after_drop; reclaimed before: @$reclaimed_before, after: @$reclaimed_after");
 
 $node->stop;
 
