@@ -22,6 +22,7 @@ SHIM_OBJS = \
 	src/pg/database_cache.o \
 	src/pg/cache_metrics.o \
 	src/pg/relation_set.o \
+	src/pg/relation_guard.o \
 	src/pg/os_cache_jobs.o \
 	src/pg/os_control.o \
 	src/pg/os_map.o \

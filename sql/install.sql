@@ -43,7 +43,9 @@ WHERE p.pronamespace = 'cachectl'::regnamespace
   AND p.proname IN ('shared_residency', 'evict', 'evict_relations', 'evict_database', 'evict_all', 'evict_buffer')
 ORDER BY p.proname;
 
--- Nothing runs for PUBLIC; reporting is granted to pg_read_all_stats.
+-- Nothing runs for PUBLIC but the two catalog-only internals of snapshots
+-- (relation_guard_of, snapshot_relations; the schema's USAGE is the gate);
+-- reporting is granted to pg_read_all_stats.
 SELECT p.proname,
        has_function_privilege('public', p.oid, 'EXECUTE') AS public_can_run,
        has_function_privilege('pg_read_all_stats', p.oid, 'EXECUTE') AS stats_role_can_run

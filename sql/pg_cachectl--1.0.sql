@@ -508,27 +508,54 @@ CREATE TABLE cachectl.snapshot (
 
 SELECT pg_catalog.pg_extension_config_dump('cachectl.snapshot', '');
 
+-- The relation sets and guards of snapshots come from the C module every
+-- function uses (which relations a list stands for, which table's SELECT
+-- guards each): snapshot() and the policy below ask it rather than walk the
+-- catalogs again.  Both functions return catalog facts only, all readable in
+-- pg_class, and check SELECT where they expand a list: executable by PUBLIC,
+-- as relation_guard is readable by it (the schema's USAGE is the gate), so
+-- that the policy's check can run as the inserting role.
+CREATE FUNCTION cachectl.snapshot_relations(
+    rels regclass[],
+    cascade boolean,
+    OUT relation oid,
+    OUT relation_name text,
+    OUT relfilenode oid,
+    OUT relpersistence "char",
+    OUT owner_table oid,
+    OUT owner_table_name text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_snapshot_relations'
+LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION cachectl.snapshot_relations(regclass[], boolean) IS
+    'Internal to snapshot(): the relations a relation set stands for (NULL: every relation of the database the caller may read), with their qualified names, file nodes and guarding tables; needs SELECT on each guarding table named.';
+
+CREATE FUNCTION cachectl.relation_guard_of(
+    rel oid,
+    OUT relation_name text,
+    OUT relfilenode oid,
+    OUT relkind "char",
+    OUT relpersistence "char",
+    OUT relisshared boolean,
+    OUT owner_table oid,
+    OUT owner_table_name text)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_relation_guard_of'
+LANGUAGE C STRICT STABLE PARALLEL SAFE ROWS 1;
+COMMENT ON FUNCTION cachectl.relation_guard_of(oid) IS
+    'Internal to snapshots: a relation with storage, its qualified name and file node, and the table whose SELECT privilege guards its residency (no row for one without storage); catalog facts only.';
+
 -- Every relation with storage: its qualified name, its file, and the table
 -- whose SELECT privilege guards what is known of its pages (the relation
 -- itself, an index's table, a TOAST table's owner), by OID and by name.
 -- snapshot() records these, and the policy below lets a role insert a row
--- only if it says what they say.
+-- only if it says what they say.  relation is pg_class's own column, so a
+-- lookup by it is an index scan and one call.
 CREATE VIEW cachectl.relation_guard AS
-SELECT c.oid AS relation,
-       pg_catalog.format('%I.%I', n.nspname, c.relname) AS relation_name,
-       pg_catalog.pg_relation_filenode(c.oid) AS relfilenode,
-       c.relkind, c.relpersistence, c.relisshared,
-       owner.oid AS owner_table,
-       pg_catalog.format('%I.%I', owner_ns.nspname, owner.relname) AS owner_table_name
-  FROM pg_catalog.pg_class AS c
-  JOIN pg_catalog.pg_namespace AS n ON n.oid = c.relnamespace
-  LEFT JOIN pg_catalog.pg_index AS i ON i.indexrelid = c.oid
-  JOIN pg_catalog.pg_class AS base ON base.oid = COALESCE(i.indrelid, c.oid)
-  LEFT JOIN pg_catalog.pg_class AS toast_owner
-         ON base.relkind = 't' AND toast_owner.reltoastrelid = base.oid
-  JOIN pg_catalog.pg_class AS owner ON owner.oid = COALESCE(toast_owner.oid, base.oid)
-  JOIN pg_catalog.pg_namespace AS owner_ns ON owner_ns.oid = owner.relnamespace
- WHERE c.relkind IN ('r', 'i', 't', 'm', 'S');
+SELECT c.oid AS relation, g.relation_name, g.relfilenode, g.relkind, g.relpersistence,
+       g.relisshared, g.owner_table, g.owner_table_name
+  FROM pg_catalog.pg_class AS c,
+       LATERAL cachectl.relation_guard_of(c.oid) AS g;
 -- catalog facts only, all readable in pg_class: the policy's check runs as
 -- the inserting role
 GRANT SELECT ON cachectl.relation_guard TO PUBLIC;
@@ -586,11 +613,6 @@ DECLARE
     v_system_identifier text;
     v_taken_at timestamptz := now();
     v_block_size int8 := current_setting('block_size')::int8;
-    v_named regclass;
-    v_kind "char";
-    v_persistence "char";
-    v_shared boolean;
-    v_wanted oid[] := '{}';
     -- the relations, as parallel arrays (a temporary table would need TEMP)
     v_relation oid[];
     v_relation_name text[];
@@ -599,7 +621,6 @@ DECLARE
     v_filenode oid[];
     v_unlogged boolean[];
     v_os_cached boolean[];
-    v_denied regclass;
     v_index int;
     v_fork text;
     v_runs int8multirange;
@@ -630,51 +651,10 @@ BEGIN
       INTO v_system_identifier FROM pg_control_system() AS s;
 
     -- Which relations: the named ones expanded as every relation set is (leaf
-    -- partitions; with cascade, TOAST table, TOAST index and indexes), or
-    -- every relation with storage of this database that the caller may read.
-    IF rels IS NOT NULL THEN
-        FOREACH v_named IN ARRAY rels LOOP
-            CONTINUE WHEN v_named IS NULL;
-            SELECT c.relkind, c.relpersistence, c.relisshared INTO v_kind, v_persistence, v_shared
-              FROM pg_class AS c WHERE c.oid = v_named;
-            IF NOT FOUND THEN
-                RAISE EXCEPTION 'relation with OID % does not exist', v_named::oid
-                    USING ERRCODE = 'undefined_table';
-            ELSIF v_kind NOT IN ('r', 'i', 't', 'm', 'S', 'p', 'I') THEN
-                RAISE EXCEPTION 'relation "%" has no storage', v_named
-                    USING ERRCODE = 'wrong_object_type';
-            ELSIF v_shared THEN
-                -- a snapshot's rows belong to one database, as restore() matches them
-                RAISE EXCEPTION 'cannot snapshot shared relation "%"', v_named
-                    USING ERRCODE = 'feature_not_supported',
-                          HINT = 'Shared catalogs belong to no database; snapshots record the relations of the current one.';
-            ELSIF v_persistence = 't' THEN
-                RAISE EXCEPTION 'cannot act on temporary relation "%"', v_named
-                    USING ERRCODE = 'feature_not_supported',
-                          HINT = 'Its pages live in buffers private to its session.';
-            ELSIF v_kind IN ('p', 'I') THEN
-                v_wanted := v_wanted || ARRAY(SELECT t.relid FROM pg_partition_tree(v_named) AS t
-                                               WHERE t.isleaf);
-            ELSE
-                v_wanted := v_wanted || v_named::oid;
-            END IF;
-        END LOOP;
-        IF cascade THEN
-            v_wanted := v_wanted
-                || ARRAY(SELECT c.reltoastrelid FROM pg_class AS c
-                          WHERE c.oid = ANY (v_wanted) AND c.reltoastrelid <> 0);
-            v_wanted := v_wanted
-                || ARRAY(SELECT i.indexrelid FROM pg_index AS i WHERE i.indrelid = ANY (v_wanted));
-        END IF;
-        -- met in a partition tree or a cascade, a temporary relation is left out
-        FOR v_named IN
-            SELECT c.oid FROM pg_class AS c
-             WHERE c.oid = ANY (v_wanted) AND c.relpersistence = 't' ORDER BY c.oid
-        LOOP
-            RAISE NOTICE 'skipping temporary relation "%"', v_named;
-        END LOOP;
-    END IF;
-
+    -- partitions; with cascade, TOAST table, TOAST index and indexes; SELECT
+    -- checked on each one's guarding table), or every relation with storage
+    -- of this database that the caller may read — both from the C module
+    -- every function uses.
     -- For the whole database, the OS maps are read only for the relations
     -- that database_status() (cachestat counts, no locks) finds cached: each
     -- map locks its relation until commit, and most relations are cold.
@@ -690,23 +670,8 @@ BEGIN
            array_agg(g.relpersistence = 'u' ORDER BY g.relation),
            array_agg(rels IS NOT NULL OR g.relation IN (SELECT o.relid FROM os_cached AS o) ORDER BY g.relation)
       INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
-      FROM cachectl.relation_guard AS g
-     WHERE g.relpersistence <> 't' AND NOT g.relisshared
-       AND CASE WHEN rels IS NULL THEN COALESCE(has_table_privilege(g.owner_table, 'SELECT'), false)
-                ELSE g.relation = ANY (v_wanted) END;
+      FROM cachectl.snapshot_relations(rels, snapshot.cascade) AS g;
     v_relation := COALESCE(v_relation, '{}');
-
-    -- Named relations the caller may not read are refused, as in the reports.
-    IF rels IS NOT NULL THEN
-        SELECT u.owner INTO v_denied
-          FROM unnest(v_owner) AS u (owner)
-         WHERE NOT COALESCE(has_table_privilege(u.owner, 'SELECT'), false)
-         LIMIT 1;
-        IF FOUND THEN
-            RAISE EXCEPTION 'permission denied for table %', v_denied
-                USING ERRCODE = 'insufficient_privilege';
-        END IF;
-    END IF;
 
     -- The OS layer, a relation at a time; one dropped since the catalogs were
     -- read is left out.  The rows are gathered first and written below, so

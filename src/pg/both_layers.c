@@ -206,7 +206,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	int32		width = PG_GETARG_INT32(1);
 	MemoryContext work_context;
 	MemoryContext caller_context;
-	RelationSet set = {0};
+	RelationSet *set;
 	cachectl_buffer_scan *scan;
 	cachectl_buffer_row row;
 	const uint32 *blocks = NULL;
@@ -223,16 +223,12 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("width must be between 1 and 10000 characters")));
-	lock_one_relation(relid, "draw", RELATION_SET_REPORT);
+	set = lock_one_relation(relid, "draw", RELATION_SET_REPORT);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl draw",
 										 ALLOCSET_DEFAULT_SIZES);
 	caller_context = MemoryContextSwitchTo(work_context);
-	set.count = 1;
-	set.relids = &relid;
-	set.locked_from = 0;
-	set.locked_to = 1;
-	scan = buffer_scan_pass_batch(work_context, &set, MAIN_FORKNUM, BUFFER_PASS_COLLECT);
+	scan = buffer_scan_pass_batch(work_context, set, MAIN_FORKNUM, BUFFER_PASS_COLLECT);
 	memset(&row, 0, sizeof(row));
 	if (cachectl_buffer_scan_row_count(scan) == 1)
 	{

@@ -40,20 +40,19 @@ buffer_scan_create(MemoryContext owner)
 
 /* Wants the existing forks (or the one named) of every locked member. */
 void
-buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork,
+buffer_scan_want_batch(cachectl_buffer_scan *scan, RelationSet *set, int only_fork,
 					   bool collect_blocks)
 {
 	cachectl_error error = {0};
+	Oid			relid;
 
-	for (int member = set->locked_from; member < set->locked_to; member++)
+	relation_set_walk_batch(set);
+	while (relation_set_next_locked(set, &relid))
 	{
-		Oid			relid = set->relids[member];
 		Relation	rel;
 		cachectl_relation_file_key key;
 		int64		fork_blocks[CACHECTL_FORK_COUNT];
 
-		if (!OidIsValid(relid))
-			continue;
 		rel = relation_open(relid, NoLock); /* locked by the set */
 		for (int fork = 0; fork < CACHECTL_FORK_COUNT; fork++)
 		{
@@ -92,7 +91,7 @@ finish_pass(cachectl_buffer_scan *scan)
 }
 
 cachectl_buffer_scan *
-buffer_scan_pass_batch(MemoryContext owner, const RelationSet *set, int only_fork, BufferPassAction action)
+buffer_scan_pass_batch(MemoryContext owner, RelationSet *set, int only_fork, BufferPassAction action)
 {
 	cachectl_buffer_scan *scan = buffer_scan_create(owner);
 

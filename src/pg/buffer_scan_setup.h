@@ -19,7 +19,7 @@ extern cachectl_buffer_scan *buffer_scan_create(MemoryContext owner);
  * set's current batch, with each fork's size in blocks, then seals the scan;
  * collect_blocks also keeps the block numbers found.
  */
-extern void buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet *set, int only_fork,
+extern void buffer_scan_want_batch(cachectl_buffer_scan *scan, RelationSet *set, int only_fork,
 								   bool collect_blocks);
 
 /*
@@ -27,7 +27,7 @@ extern void buffer_scan_want_batch(cachectl_buffer_scan *scan, const RelationSet
  * named), counting, collecting block numbers or evicting; returns the
  * finished scan, owned by owner.
  */
-extern cachectl_buffer_scan *buffer_scan_pass_batch(MemoryContext owner, const RelationSet *set,
+extern cachectl_buffer_scan *buffer_scan_pass_batch(MemoryContext owner, RelationSet *set,
 													int only_fork, BufferPassAction action);
 
 /*

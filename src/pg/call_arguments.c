@@ -4,11 +4,9 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_class.h"
 #include "catalog/pg_type.h"
 #include "common/relpath.h"
 #include "utils/builtins.h"
-#include "utils/lsyscache.h"
 
 #include <math.h>
 
@@ -131,28 +129,22 @@ relation_list_argument(ArrayType *array, int *count)
 	return relids;
 }
 
-void
-require_unpartitioned(Oid relid, const char *function)
+Oid *
+relation_elements_argument(ArrayType *array, int *count)
 {
-	char		relkind = get_rel_relkind(relid);
+	Datum	   *elements;
+	bool	   *element_nulls;
+	int			element_count;
+	Oid		   *relids;
 
-	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
-		ereport(ERROR,
-				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
-				 errmsg("%s works on one relation with storage, and \"%s\" is partitioned",
-						function, get_rel_name(relid)),
-				 errhint("Name one of its partitions.")));
-}
-
-void
-lock_one_relation(Oid relid, const char *function, RelationSetPurpose purpose)
-{
-	RelationSet *set;
-
-	require_unpartitioned(relid, function);
-	set = relation_set_build(&relid, 1, false, purpose);
-	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
+	deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
+					  &elements, &element_nulls, &element_count);
+	relids = palloc(sizeof(Oid) * Max(element_count, 1));
+	*count = 0;
+	for (int i = 0; i < element_count; i++)
+		if (!element_nulls[i])
+			relids[(*count)++] = DatumGetObjectId(elements[i]);
+	pfree(elements);
+	pfree(element_nulls);
+	return relids;
 }

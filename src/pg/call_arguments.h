@@ -1,7 +1,7 @@
 /*
  * call_arguments.h — the arguments every SQL function reads the same way:
- * forks, rate limits, block ranges, relation lists, and a relation named
- * alone for a per-fork result.  One place, so every function answers bad
+ * forks, rate limits, block ranges and relation lists (a relation named
+ * alone for a per-fork result is relation_set.h's lock_one_relation).  One place, so every function answers bad
  * input with the same SQLSTATE and words.
  */
 #ifndef PG_CACHECTL_CALL_ARGUMENTS_H
@@ -11,8 +11,6 @@
 #include "utils/array.h"
 
 #include "pg_cachectl/bridge.h"
-
-#include "relation_set.h"
 
 /* A fork name; NULL is InvalidForkNumber (every fork).  Unknown names: 22023. */
 extern int	fork_argument(FunctionCallInfo fcinfo, int argno);
@@ -49,13 +47,10 @@ extern cachectl_block_range block_range_in_fork(const BlockRangeArgument *range,
 extern Oid *relation_list_argument(ArrayType *array, int *count);
 
 /*
- * Checks that relid names one relation with storage, not a partitioned one
- * (42809: what works on one fork of one relation cannot stand for many),
- * then builds its set for `purpose` and locks it.  42P01 if it is gone.
+ * The elements of a regclass[] of any shape, NULLs left out: how snapshot()
+ * has always read its list (a NULL there names nothing, as in a cron job's
+ * to_regclass() of a table not created yet).
  */
-extern void lock_one_relation(Oid relid, const char *function, RelationSetPurpose purpose);
-
-/* The 42809 check alone, for calls that expand a set only without a range. */
-extern void require_unpartitioned(Oid relid, const char *function);
+extern Oid *relation_elements_argument(ArrayType *array, int *count);
 
 #endif							/* PG_CACHECTL_CALL_ARGUMENTS_H */

@@ -89,16 +89,15 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
 	report = os_residency_report_create(work_context);
 	while (relation_set_lock_next_batch(set))
 	{
-		for (int member = set->locked_from; member < set->locked_to; member++)
+		Oid			member_relid;
+
+		while (relation_set_next_locked(set, &member_relid))
 		{
-			Oid			member_relid = set->relids[member];
 			Relation	rel;
 			const char *name;
 			cachectl_residency_counts before[MAX_FORKNUM + 1];
 			bool		exists[MAX_FORKNUM + 1];
 
-			if (!OidIsValid(member_relid))
-				continue;
 			rel = relation_open(member_relid, NoLock);	/* locked by the set */
 			name = RelationGetRelationName(rel);
 
@@ -200,13 +199,12 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
 	while (relation_set_lock_next_batch(set))
 	{
-		for (int member = set->locked_from; member < set->locked_to; member++)
+		Oid			member_relid;
+
+		while (relation_set_next_locked(set, &member_relid))
 		{
-			Oid			member_relid = set->relids[member];
 			Relation	rel;
 
-			if (!OidIsValid(member_relid))
-				continue;
 			rel = relation_open(member_relid, NoLock);	/* locked by the set */
 			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
 			{

@@ -152,13 +152,13 @@ report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
 	report = os_residency_report_create(work_context);
 	while (relation_set_lock_next_batch(set))
 	{
-		for (int member = set->locked_from; member < set->locked_to; member++)
+		Oid			member_relid;
+
+		while (relation_set_next_locked(set, &member_relid))
 		{
-			if (!OidIsValid(set->relids[member]))
-				continue;
 			CHECK_FOR_INTERRUPTS();
-			os_residency_scan_relation(report, set->relids[member], only_fork);
-			put_rows(rsinfo, set->relids[member], report);
+			os_residency_scan_relation(report, member_relid, only_fork);
+			put_rows(rsinfo, member_relid, report);
 		}
 	}
 

@@ -459,9 +459,10 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
 	while (relation_set_lock_next_batch(set))
 	{
-		for (int member = set->locked_from; member < set->locked_to; member++)
+		Oid			member_relid;
+
+		while (relation_set_next_locked(set, &member_relid))
 		{
-			Oid			member_relid = set->relids[member];
 			Relation	rel;
 			int64		blocks;
 			cachectl_block_range range;
@@ -469,8 +470,6 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 			TimestampTz started = GetCurrentTimestamp();
 			MemoryContext fork_context;
 
-			if (!OidIsValid(member_relid))
-				continue;
 			rel = relation_open(member_relid, NoLock);	/* locked by the set */
 			blocks = smgr_fork_blocks(rel, fork);
 			range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);

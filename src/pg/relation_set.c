@@ -1,6 +1,7 @@
 /*
  * relation_set.c — from the relations a user names to the relations with
- * storage a call works on, with privileges checked and locks taken.
+ * storage a call works on, with privileges checked (on each relation's
+ * guard, decided here for every caller) and locks taken.
  *
  * Membership is read from the catalogs (pg_inherits, pg_index, pg_class)
  * without locks, so the whole set can then be locked in OID order; a member
@@ -29,6 +30,28 @@
 #include "utils/syscache.h"
 
 #include "relation_set.h"
+#include "version_compat.h"
+
+struct RelationSet
+{
+	int			count;
+	Oid		   *relids;			/* sorted, unique; InvalidOid once found dropped */
+	int			locked_from;	/* the batch currently locked: [from, to) */
+	int			locked_to;
+	int			next;			/* the next member the walk returns */
+};
+
+typedef struct ToastOwner
+{
+	Oid			toast_relid;
+	Oid			owner;
+} ToastOwner;
+
+struct ToastOwners
+{
+	ToastOwner *pairs;			/* sorted by toast_relid */
+	int			count;
+};
 
 /* Members collected before sorting. */
 typedef struct MemberList
@@ -82,30 +105,158 @@ toast_table_owner(Oid toast_relid)
 	return owner;
 }
 
-/*
- * The table privileges are checked on: an index's table, a TOAST table's
- * owner (through a TOAST index too), else the relation itself — as
- * pg_prewarm and core's own statistics functions reason.  InvalidOid when
- * the index was dropped meanwhile.
- */
+static int
+toast_owner_by_toast(const void *a, const void *b)
+{
+	Oid			left = ((const ToastOwner *) a)->toast_relid;
+	Oid			right = ((const ToastOwner *) b)->toast_relid;
+
+	return (left > right) - (left < right);
+}
+
+ToastOwners *
+toast_owners_read(void)
+{
+	ToastOwners *owners = palloc0(sizeof(ToastOwners));
+	int			capacity = 256;
+	Relation	pg_class_rel;
+	SysScanDesc scan;
+	HeapTuple	tuple;
+
+	owners->pairs = palloc(sizeof(ToastOwner) * capacity);
+	pg_class_rel = table_open(RelationRelationId, AccessShareLock);
+	scan = systable_beginscan(pg_class_rel, InvalidOid, false, NULL, 0, NULL);
+	while (HeapTupleIsValid(tuple = systable_getnext(scan)))
+	{
+		Form_pg_class form = (Form_pg_class) GETSTRUCT(tuple);
+
+		CHECK_FOR_INTERRUPTS();
+		if (!OidIsValid(form->reltoastrelid))
+			continue;
+		if (owners->count == capacity)
+		{
+			capacity *= 2;
+			owners->pairs = repalloc(owners->pairs, sizeof(ToastOwner) * capacity);
+		}
+		owners->pairs[owners->count].toast_relid = form->reltoastrelid;
+		owners->pairs[owners->count].owner = form->oid;
+		owners->count++;
+	}
+	systable_endscan(scan);
+	table_close(pg_class_rel, AccessShareLock);
+	if (owners->count > 1)
+		qsort(owners->pairs, owners->count, sizeof(ToastOwner), toast_owner_by_toast);
+	return owners;
+}
+
 static Oid
-privilege_table_of(Oid relid, char relkind)
+toast_owner_from(const ToastOwners *owners, Oid toast_relid)
+{
+	ToastOwner	key = {toast_relid, InvalidOid};
+	const ToastOwner *found;
+
+	if (owners == NULL)
+		return toast_table_owner(toast_relid);
+	found = bsearch(&key, owners->pairs, owners->count, sizeof(ToastOwner), toast_owner_by_toast);
+	return found == NULL ? InvalidOid : found->owner;
+}
+
+/*
+ * An index's table, a TOAST table's owner (through a TOAST index too), else
+ * the relation itself — as pg_prewarm and core's own statistics functions
+ * reason.
+ */
+Oid
+relation_guard_table(Oid relid, char relkind, const ToastOwners *owners)
 {
 	if (relkind == RELKIND_INDEX || relkind == RELKIND_PARTITIONED_INDEX)
 	{
 		relid = IndexGetRelation(relid, true);
 		if (!OidIsValid(relid))
-			return InvalidOid;
+			return InvalidOid;	/* dropped meanwhile */
 		relkind = get_rel_relkind(relid);
 	}
 	if (relkind == RELKIND_TOASTVALUE)
 	{
-		Oid			owner = toast_table_owner(relid);
+		Oid			owner = toast_owner_from(owners, relid);
 
 		if (OidIsValid(owner))
 			relid = owner;
 	}
 	return relid;
+}
+
+bool
+relation_guard_readable(Oid relid, char relkind, const ToastOwners *owners)
+{
+	Oid			table = relation_guard_table(relid, relkind, owners);
+	bool		missing = false;
+
+	if (!OidIsValid(table))
+		return false;
+	/* a table dropped meanwhile is not readable (the plain check raises 42P01) */
+	return pg_class_aclcheck_ext(table, GetUserId(), ACL_SELECT, &missing) == ACLCHECK_OK &&
+		!missing;
+}
+
+/* The schema-qualified name, quoted as format('%I.%I') quotes; NULL if gone. */
+static char *
+qualified_name_of(Oid namespace_oid, const char *relname)
+{
+	char	   *namespace_name = get_namespace_name(namespace_oid);
+
+	if (namespace_name == NULL)
+		return NULL;
+	return quote_qualified_identifier(namespace_name, relname);
+}
+
+bool
+relation_guard_describe(Oid relid, const ToastOwners *owners, RelationGuard *guard)
+{
+	HeapTuple	tuple;
+	Form_pg_class form;
+	Oid			namespace_oid;
+	Oid			relfilenode;
+	char	   *relname;
+
+	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
+	if (!HeapTupleIsValid(tuple))
+		return false;
+	form = (Form_pg_class) GETSTRUCT(tuple);
+	if (!RELKIND_HAS_STORAGE(form->relkind))
+	{
+		ReleaseSysCache(tuple);
+		return false;
+	}
+	guard->relid = relid;
+	guard->relkind = form->relkind;
+	guard->relpersistence = form->relpersistence;
+	guard->relisshared = form->relisshared;
+	namespace_oid = form->relnamespace;
+	relfilenode = form->relfilenode;
+	relname = pstrdup(NameStr(form->relname));
+	ReleaseSysCache(tuple);
+
+	guard->file_number = OidIsValid(relfilenode)
+		? relfilenode : CACHECTL_MAPPED_FILE_NUMBER_OF(relid, guard->relisshared);
+	guard->relation_name = qualified_name_of(namespace_oid, relname);
+	guard->owner_table = relation_guard_table(relid, guard->relkind, owners);
+	if (guard->relation_name == NULL || !OidIsValid(guard->owner_table))
+		return false;
+	if (guard->owner_table == relid)
+		guard->owner_table_name = guard->relation_name;
+	else
+	{
+		char	   *owner_name = get_rel_name(guard->owner_table);
+
+		if (owner_name == NULL)
+			return false;
+		guard->owner_table_name = qualified_name_of(get_rel_namespace(guard->owner_table),
+													owner_name);
+		if (guard->owner_table_name == NULL)
+			return false;
+	}
+	return true;
 }
 
 static void
@@ -123,7 +274,7 @@ relation_gone_error(Oid relid)
 static void
 check_select_privilege(Oid relid, char relkind)
 {
-	Oid			table = privilege_table_of(relid, relkind);
+	Oid			table = relation_guard_table(relid, relkind, NULL);
 	bool		missing = false;
 	AclResult	result;
 	char	   *table_name;
@@ -235,6 +386,7 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 	Form_pg_class form;
 	char		relkind;
 	char		relpersistence;
+	bool		relisshared;
 	char	   *relname;
 
 	tuple = SearchSysCache1(RELOID, ObjectIdGetDatum(relid));
@@ -243,6 +395,7 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 	form = (Form_pg_class) GETSTRUCT(tuple);
 	relkind = form->relkind;
 	relpersistence = form->relpersistence;
+	relisshared = form->relisshared;
 	relname = pstrdup(NameStr(form->relname));
 	ReleaseSysCache(tuple);
 
@@ -254,7 +407,14 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 
 	check_select_privilege(relid, relkind);
 
-	if (purpose == RELATION_SET_ACTION && relpersistence == RELPERSISTENCE_TEMP)
+	if (purpose == RELATION_SET_SNAPSHOT && relisshared)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("cannot snapshot shared relation \"%s\"", relname),
+				 errhint("Shared catalogs belong to no database; snapshots record the relations of the current one.")));
+
+	if ((purpose == RELATION_SET_ACTION || purpose == RELATION_SET_SNAPSHOT) &&
+		relpersistence == RELPERSISTENCE_TEMP)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("cannot act on temporary relation \"%s\"", relname),
@@ -337,6 +497,42 @@ sort_unique_oids(Oid *relids, int count)
 	return unique;
 }
 
+/*
+ * For snapshots: SELECT on every member's guard.  The snapshot table's
+ * policy lets a role write a row only for a relation it may read, and a
+ * partition's table is itself, not the partitioned table named: refused
+ * here, before anything is measured, rather than by the policy at the end.
+ * A member dropped meanwhile is left to the caller, which finds it gone.
+ */
+static void
+check_members_readable(const MemberList *members)
+{
+	ToastOwners *owners = toast_owners_read();
+
+	for (int i = 0; i < members->count; i++)
+	{
+		Oid			relid = members->relids[i];
+		char		relkind = get_rel_relkind(relid);
+		Oid			table;
+		bool		missing = false;
+		AclResult	result;
+		char	   *table_name;
+
+		CHECK_FOR_INTERRUPTS();
+		if (relkind == '\0')
+			continue;
+		table = relation_guard_table(relid, relkind, owners);
+		if (!OidIsValid(table))
+			continue;
+		result = pg_class_aclcheck_ext(table, GetUserId(), ACL_SELECT, &missing);
+		if (missing || result == ACLCHECK_OK)
+			continue;
+		table_name = get_rel_name(table);
+		if (table_name != NULL)
+			aclcheck_error(result, get_relkind_objtype(get_rel_relkind(table)), table_name);
+	}
+}
+
 static void
 check_set_size(int count, bool named)
 {
@@ -377,6 +573,8 @@ relation_set_build(const Oid *named, int named_count, bool cascade,
 
 	if (purpose != RELATION_SET_REPORT)
 		skip_temporary_members(&members);
+	if (purpose == RELATION_SET_SNAPSHOT)
+		check_members_readable(&members);
 
 	set->count = members.count;
 	set->relids = members.relids;
@@ -412,6 +610,7 @@ relation_set_lock_next_batch(RelationSet *set)
 	int			end;
 
 	unlock_current_batch(set);
+	set->next = set->locked_to;
 	if (set->locked_to >= set->count)
 		return false;
 
@@ -438,4 +637,63 @@ relation_set_lock_next_batch(RelationSet *set)
 	}
 	set->locked_to = end;
 	return true;
+}
+
+void
+relation_set_walk_batch(RelationSet *set)
+{
+	set->next = set->locked_from;
+}
+
+bool
+relation_set_next_locked(RelationSet *set, Oid *relid)
+{
+	while (set->next < set->locked_to)
+	{
+		Oid			member = set->relids[set->next++];
+
+		if (OidIsValid(member))
+		{
+			*relid = member;
+			return true;
+		}
+	}
+	return false;
+}
+
+bool
+relation_set_next_unlocked(RelationSet *set, Oid *relid)
+{
+	Assert(set->locked_to == 0);
+	if (set->next >= set->count)
+		return false;
+	*relid = set->relids[set->next++];
+	return true;
+}
+
+void
+require_unpartitioned(Oid relid, const char *function)
+{
+	char		relkind = get_rel_relkind(relid);
+
+	if (relkind == RELKIND_PARTITIONED_TABLE || relkind == RELKIND_PARTITIONED_INDEX)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("%s works on one relation with storage, and \"%s\" is partitioned",
+						function, get_rel_name(relid)),
+				 errhint("Name one of its partitions.")));
+}
+
+RelationSet *
+lock_one_relation(Oid relid, const char *function, RelationSetPurpose purpose)
+{
+	RelationSet *set;
+
+	require_unpartitioned(relid, function);
+	set = relation_set_build(&relid, 1, false, purpose);
+	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
+		ereport(ERROR,
+				(errcode(ERRCODE_UNDEFINED_TABLE),
+				 errmsg("relation with OID %u does not exist", relid)));
+	return set;
 }

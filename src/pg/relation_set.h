@@ -8,11 +8,17 @@
  *  - duplicates are removed (from the named list before it is expanded,
  *    and from the expansion) and the set is kept in OID order;
  *  - a set holds at most RELATION_SET_MAX_RELATIONS relations (54000);
- *  - SELECT on the table each named relation belongs to is checked before
- *    anything is locked, for reports and actions alike; members are locked
- *    AccessShareLock in OID order, in batches the lock table can hold;
+ *  - SELECT on the table each named relation belongs to (its guard, below)
+ *    is checked before anything is locked, for reports and actions alike;
+ *    members are locked AccessShareLock in OID order, in batches the lock
+ *    table can hold;
  *  - a member dropped while the set is built or locked is left out with a
  *    NOTICE.
+ *
+ * The guard of a relation — the table whose SELECT privilege protects what
+ * is known of its pages — is decided here too, for sets, for the database
+ * lists of database_relations.c, for snapshots and for the relation_guard
+ * view: the relation itself, an index's table, a TOAST table's owner.
  */
 #ifndef PG_CACHECTL_RELATION_SET_H
 #define PG_CACHECTL_RELATION_SET_H
@@ -36,16 +42,17 @@ typedef enum RelationSetPurpose
 	RELATION_SET_ACTION,
 	/* an action on a list of relations: the list is an expansion too, so
 	 * temporary relations in it are skipped with a NOTICE */
-	RELATION_SET_ACTION_ON_LIST
+	RELATION_SET_ACTION_ON_LIST,
+	/*
+	 * a snapshot: as an action, and a shared catalog named is refused (its
+	 * rows would belong to no one database); SELECT is checked on every
+	 * member's guard, as the snapshot table's policy checks each row.
+	 */
+	RELATION_SET_SNAPSHOT
 } RelationSetPurpose;
 
-typedef struct RelationSet
-{
-	int			count;
-	Oid		   *relids;			/* sorted, unique */
-	int			locked_from;	/* the batch currently locked: [from, to) */
-	int			locked_to;
-} RelationSet;
+/* A set's members and where its walk stands; read through the calls below. */
+typedef struct RelationSet RelationSet;
 
 extern RelationSet *relation_set_build(const Oid *named, int named_count,
 									   bool cascade, RelationSetPurpose purpose);
@@ -53,9 +60,68 @@ extern RelationSet *relation_set_build(const Oid *named, int named_count,
 /*
  * Lock the next batch of members, starting after the last batch (which is
  * unlocked first).  Returns false when no member is left.  Members dropped
- * before their lock was granted are removed from the batch.
+ * before their lock was granted are left out of the batch.
  */
 extern bool relation_set_lock_next_batch(RelationSet *set);
 
-#endif							/* PG_CACHECTL_RELATION_SET_H */
+/*
+ * The next member of the batch locked last, in OID order; false at the end
+ * of the batch.  Locking a batch starts a walk of it; relation_set_walk_batch()
+ * starts another (cold() passes over the pool twice per batch).
+ */
+extern bool relation_set_next_locked(RelationSet *set, Oid *relid);
+extern void relation_set_walk_batch(RelationSet *set);
 
+/*
+ * The next member of a set that is never locked (for callers that read only
+ * the catalogs, such as snapshots' relation list); false at the end.
+ */
+extern bool relation_set_next_unlocked(RelationSet *set, Oid *relid);
+
+/*
+ * Checks that relid names one relation with storage, not a partitioned one
+ * (42809: what works on one fork of one relation cannot stand for many),
+ * then builds its set for `purpose` and locks it; returns the set with its
+ * one member locked, for the calls that take a set.  42P01 if it is gone.
+ */
+extern RelationSet *lock_one_relation(Oid relid, const char *function, RelationSetPurpose purpose);
+
+/* The 42809 check alone, for calls that expand a set only without a range. */
+extern void require_unpartitioned(Oid relid, const char *function);
+
+/*
+ * The owners of TOAST tables, read in one scan of pg_class: for callers that
+ * ask for the guards of many relations (pg_class has no index on
+ * reltoastrelid, so one question would be one scan).
+ */
+typedef struct ToastOwners ToastOwners;
+
+extern ToastOwners *toast_owners_read(void);
+
+/*
+ * The guard of a relation of the given kind; owners may be NULL (then a
+ * TOAST table's owner is looked up alone).  InvalidOid if an index's table
+ * is gone.
+ */
+extern Oid	relation_guard_table(Oid relid, char relkind, const ToastOwners *owners);
+
+/* Whether the user may SELECT the guard: false, never an error, if it is gone. */
+extern bool relation_guard_readable(Oid relid, char relkind, const ToastOwners *owners);
+
+/* What the snapshots record of a relation with storage, and its guard. */
+typedef struct RelationGuard
+{
+	Oid			relid;
+	char		relkind;
+	char		relpersistence;
+	bool		relisshared;
+	Oid			file_number;	/* as pg_relation_filenode() gives it */
+	char	   *relation_name;	/* schema-qualified, quoted as needed */
+	Oid			owner_table;	/* the guard */
+	char	   *owner_table_name;
+} RelationGuard;
+
+/* Fills *guard; false for a relation gone or without storage, or whose guard is gone. */
+extern bool relation_guard_describe(Oid relid, const ToastOwners *owners, RelationGuard *guard);
+
+#endif							/* PG_CACHECTL_RELATION_SET_H */

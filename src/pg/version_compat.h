@@ -125,11 +125,13 @@ typedef uint32 CachectlBufferState;
 	relpathperm(((RelFileNode) {(tablespace), (database), (file_number)}), (fork))
 #endif
 
+/* The file number of a mapped relation (one whose pg_class.relfilenode is 0). */
 #if PG_VERSION_NUM >= 160000
-#define CACHECTL_MAPPED_FILE_NUMBER(relid) RelationMapOidToFilenumber((relid), false)
+#define CACHECTL_MAPPED_FILE_NUMBER_OF(relid, shared) RelationMapOidToFilenumber((relid), (shared))
 #else
-#define CACHECTL_MAPPED_FILE_NUMBER(relid) RelationMapOidToFilenode((relid), false)
+#define CACHECTL_MAPPED_FILE_NUMBER_OF(relid, shared) RelationMapOidToFilenode((relid), (shared))
 #endif
+#define CACHECTL_MAPPED_FILE_NUMBER(relid) CACHECTL_MAPPED_FILE_NUMBER_OF((relid), false)
 
 /* A fork's path relative to the data directory, palloc'd. */
 #if PG_VERSION_NUM >= 180000

@@ -367,7 +367,9 @@ my %never_long = (
 	rate_bytes_per_second => 'arithmetic on one number',
 	os_draw => 'a count of set bits over at most 256 MB; timed below on the largest map',
 	shared_residency => 'one pass over the pool per lock batch (201 relations: one batch); timed below',
-	shared_block_runs => 'one pass over the pool; timed below',);
+	shared_block_runs => 'one pass over the pool; timed below',
+	relation_guard_of => 'catalog lookups of one relation',
+	snapshot_relations => 'catalog reads, interrupts checked per relation (snapshot() runs it; cancelled above)',);
 
 # ---- every function is in one of the lists ----
 
