@@ -23,11 +23,15 @@ SHIM_OBJS = \
 	src/pg/cache_metrics.o \
 	src/pg/relation_set.o \
 	src/pg/relation_guard.o \
+	src/pg/fork_files.o \
+	src/pg/fork_residency.o \
+	src/pg/snapshot_runs.o \
 	src/pg/os_cache_jobs.o \
 	src/pg/os_control.o \
 	src/pg/os_map.o \
 	src/pg/os_residency.o \
 	src/pg/prewarm.o \
+	src/pg/block_loader.o \
 	src/pg/buffer_eviction.o \
 	src/pg/both_layers.o \
 	src/pg/call_arguments.o \

@@ -15,7 +15,7 @@
 
 #include "buffer_scan_setup.h"
 #include "cachectl.h"
-#include "os_residency.h"
+#include "fork_files.h"
 #include "version_compat.h"
 
 static void
@@ -125,6 +125,15 @@ buffer_scan_pass_database(MemoryContext owner, const DatabaseRelation *relations
 	buffer_pool_pass_for_scan(scan, BUFFER_PASS_COLLECT);
 	finish_pass(scan);
 	return scan;
+}
+
+void
+buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index, const uint32 **blocks, size_t *count)
+{
+	if (!cachectl_buffer_scan_row_blocks(scan, index, blocks, count))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory while collecting the block numbers of shared buffers")));
 }
 
 /*

@@ -38,6 +38,10 @@ extern cachectl_buffer_scan *buffer_scan_pass_batch(MemoryContext owner, Relatio
 extern cachectl_buffer_scan *buffer_scan_pass_database(MemoryContext owner, const DatabaseRelation *relations,
 													   int relation_count);
 
+/* The block numbers a collecting pass found for one of its rows; an error if they were lost. */
+extern void buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index,
+								   const uint32 **blocks, size_t *count);
+
 /*
  * The NOTICE every report of shared buffers gives for a temporary relation
  * named to it (its pages are in local buffers, counted as 0).

@@ -8,14 +8,13 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
-#include "access/relation.h"
 #include "common/relpath.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/tuplestore.h"
 
 #include "action_progress.h"
@@ -24,7 +23,8 @@
 #include "cachectl.h"
 #include "database_relations.h"
 #include "os_cache_jobs.h"
-#include "os_residency.h"
+#include "fork_files.h"
+#include "fork_residency.h"
 #include "relation_set.h"
 #include "version_compat.h"
 
@@ -86,15 +86,12 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 		for (size_t i = 0; i < rows; i++)
 		{
 			cachectl_buffer_row row;
-			Relation	rel;
 			char	   *path;
 
 			scan_row(evicted, i, &row);
-			rel = relation_open(row.relation_id, NoLock);	/* locked by the set */
-			path = CACHECTL_RELATION_FORK_PATH(rel, row.fork_number);
-			os_drop_fork(path, RelationGetRelationName(rel), forkNames[row.fork_number], &progress);
+			path = relation_fork_path(row.relation_id, row.fork_number);
+			os_drop_fork(path, get_rel_name(row.relation_id), forkNames[row.fork_number], &progress);
 			progress.forks++;
-			relation_close(rel, NoLock);
 			pfree(path);
 		}
 

@@ -24,7 +24,8 @@
 #include "buffer_scan_setup.h"
 #include "cachectl.h"
 #include "database_cache.h"
-#include "os_residency.h"
+#include "fork_files.h"
+#include "fork_residency.h"
 #include "version_compat.h"
 
 /* Where a relation's files are: the key a directory entry is looked up by. */

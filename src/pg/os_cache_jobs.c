@@ -137,24 +137,29 @@ os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 }
 
 cachectl_os_prefetch *
-os_prefetch_register(MemoryContext owner, MemoryContextCallback *reserved, cachectl_os_prefetch *job,
-					 const cachectl_error *error)
-{
-	if (job == NULL)
-		cachectl_raise_core_error(error);
-	cachectl_free_with_context(owner, reserved, free_prefetch, job);
-	return job;
-}
-
-cachectl_prefetch_options
-os_prefetch_options(double max_bytes_per_second, bool wait)
+os_prefetch_create(MemoryContext owner, const char *base_path, const OsPrefetchBlocks *blocks,
+				   double max_bytes_per_second, bool wait)
 {
 	cachectl_prefetch_options options;
+	cachectl_error error = {0};
+	MemoryContextCallback *reserved;
+	cachectl_os_prefetch *job;
 
 	options.engine = (cachectl_os_engine) cachectl_os_engine_setting;
 	options.max_bytes_per_second = max_bytes_per_second;
 	options.wait = wait;
-	return options;
+	/* the callback first: an out-of-memory then cannot leak the job */
+	reserved = cachectl_reserve_free_callback(owner);
+	if (blocks->map != NULL)
+		job = cachectl_os_prefetch_create_from_map(base_path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
+												   blocks->map, blocks->map_bits, &options, &error);
+	else
+		job = cachectl_os_prefetch_create(base_path, CACHECTL_SEGMENT_BYTES, BLCKSZ,
+										  blocks->ranges, blocks->range_count, &options, &error);
+	if (job == NULL)
+		cachectl_raise_core_error(&error);
+	cachectl_free_with_context(owner, reserved, free_prefetch, job);
+	return job;
 }
 
 void

@@ -29,11 +29,6 @@ extern void os_drop_fork_blocks(const char *base_path, int64 first_block, int64 
 extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 							ActionProgress *progress, cachectl_prefetch_result *result);
 
-/*
- * The prefetch options of the calling session: engine, rate limit (bytes per
- * second as rate_argument() gives it, 0 for none), wait.
- */
-extern cachectl_prefetch_options os_prefetch_options(double max_bytes_per_second, bool wait);
 
 /*
  * Sleeps on the latch (at most 100 ms, so a cancel or statement_timeout is
@@ -41,12 +36,22 @@ extern cachectl_prefetch_options os_prefetch_options(double max_bytes_per_second
  */
 extern void sleep_between_steps(int64 delay_us);
 
+/* What a prefetch job reads: block ranges, or the set bits of a block map. */
+typedef struct OsPrefetchBlocks
+{
+	const cachectl_block_range *ranges; /* sorted, disjoint */
+	size_t		range_count;
+	const uint8 *map;			/* used instead of ranges when set (varbit order) */
+	int64		map_bits;
+} OsPrefetchBlocks;
+
 /*
- * A job freed with owner, on success or error alike: reserve the callback
- * (cachectl_reserve_free_callback) before creating the job, then pass both;
- * a NULL job raises the error its creation reported.
+ * A prefetch job of the fork at base_path under the session's engine, freed
+ * with owner on success or error alike; max_bytes_per_second as
+ * rate_argument() gives it (0: no limit), wait for the reads or only ask.
  */
-extern cachectl_os_prefetch *os_prefetch_register(MemoryContext owner, MemoryContextCallback *reserved,
-												  cachectl_os_prefetch *job, const cachectl_error *error);
+extern cachectl_os_prefetch *os_prefetch_create(MemoryContext owner, const char *base_path,
+												const OsPrefetchBlocks *blocks,
+												double max_bytes_per_second, bool wait);
 
 #endif							/* PG_CACHECTL_OS_CACHE_JOBS_H */

@@ -28,7 +28,8 @@
 #include "cachectl.h"
 #include "call_arguments.h"
 #include "os_cache_jobs.h"
-#include "os_residency.h"
+#include "fork_files.h"
+#include "fork_residency.h"
 #include "relation_set.h"
 #include "version_compat.h"
 
@@ -212,10 +213,8 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 				char	   *path;
 				int64		blocks;
 				cachectl_block_range range;
-				cachectl_prefetch_options options;
-				cachectl_error error = {0};
+				OsPrefetchBlocks wanted = {0};
 				cachectl_os_prefetch *job;
-				MemoryContextCallback *reserved;
 				cachectl_prefetch_result result;
 				TimestampTz started;
 				Datum		values[OS_PREFETCH_COLUMNS] = {0};
@@ -234,11 +233,9 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 													 ALLOCSET_DEFAULT_SIZES);
 				MemoryContextSwitchTo(fork_context);
 				started = GetCurrentTimestamp();
-				options = os_prefetch_options(rate, wait);
-				/* the callback first: an out-of-memory then cannot leak the job */
-				reserved = cachectl_reserve_free_callback(fork_context);
-				job = cachectl_os_prefetch_create(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, &range, range.count > 0 ? 1 : 0, &options, &error);
-				job = os_prefetch_register(fork_context, reserved, job, &error);
+				wanted.ranges = &range;
+				wanted.range_count = range.count > 0 ? 1 : 0;
+				job = os_prefetch_create(fork_context, path, &wanted, rate, wait);
 				os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
 				progress.forks++;
 
@@ -288,15 +285,13 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	double		rate;
 	bool		wait;
 	TupleDesc	result_desc;
-	Relation	rel;
+	char	   *name;
 	char	   *path;
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	ActionProgress progress;
-	cachectl_prefetch_options options;
-	cachectl_error error = {0};
+	OsPrefetchBlocks wanted = {0};
 	cachectl_os_prefetch *job;
-	MemoryContextCallback *reserved;
 	cachectl_prefetch_result result;
 	Datum		values[OS_RESTORE_COLUMNS] = {0};
 	bool		nulls[OS_RESTORE_COLUMNS] = {0};
@@ -321,17 +316,15 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	caller_context = MemoryContextSwitchTo(work_context);
 	action_progress_begin(&progress, "os_restore");
 
-	rel = relation_open(relid, NoLock); /* locked by the set */
-	path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+	name = get_rel_name(relid);
+	path = relation_fork_path(relid, fork);
 	if (drop_others && fork_blocks_from_files(path) >= 0)
-		os_drop_fork(path, RelationGetRelationName(rel), forkNames[fork], &progress);
+		os_drop_fork(path, name, forkNames[fork], &progress);
 
-	options = os_prefetch_options(rate, wait);
-	/* the callback first: an out-of-memory then cannot leak the job */
-	reserved = cachectl_reserve_free_callback(work_context);
-	job = cachectl_os_prefetch_create_from_map(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, VARBITS(map), VARBITLEN(map), &options, &error);
-	job = os_prefetch_register(work_context, reserved, job, &error);
-	os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
+	wanted.map = VARBITS(map);
+	wanted.map_bits = VARBITLEN(map);
+	job = os_prefetch_create(work_context, path, &wanted, rate, wait);
+	os_run_prefetch(job, name, forkNames[fork], &progress, &result);
 	progress.forks++;
 	action_progress_end(&progress);
 
@@ -342,7 +335,6 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	values[4] = Int64GetDatum(result.pages_resident);
 	values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
 	values[6] = Float8GetDatum(action_progress_seconds(&progress));
-	relation_close(rel, NoLock);
 
 	MemoryContextSwitchTo(caller_context);
 	tuple = heap_form_tuple(BlessTupleDesc(result_desc), values, nulls);

@@ -5,60 +5,23 @@
  */
 #include "postgres.h"
 
-#include "access/relation.h"
-#include "catalog/pg_class.h"
 #include "common/relpath.h"
 #include "fmgr.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/varbit.h"
 
 #include "cachectl.h"
 #include "call_arguments.h"
-#include "os_map.h"
-#include "os_residency.h"
+#include "fork_files.h"
+#include "fork_residency.h"
 #include "relation_set.h"
 #include "version_compat.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_os_map);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_draw);
-
-static void
-free_map(void *map)
-{
-	cachectl_os_map_free((cachectl_os_map *) map);
-}
-
-void
-os_map_fill(uint8 *bits, int64 bit_count, const char *path)
-{
-	MemoryContext owner = CurrentMemoryContext;
-	MemoryContextCallback *callback;
-	cachectl_error error = {0};
-	cachectl_os_map *map;
-	cachectl_status status;
-
-	callback = cachectl_reserve_free_callback(owner);
-	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
-								 BLCKSZ, (cachectl_os_engine) cachectl_os_engine_setting, &error);
-	if (map == NULL)
-		cachectl_raise_core_error(&error);
-	cachectl_free_with_context(owner, callback, free_map, map);
-
-	for (;;)
-	{
-		status = cachectl_os_map_run(map, &InterruptPending, &error);
-		if (status != CACHECTL_CANCELLED)
-			break;
-		/* may return without raising (a harmless interrupt): then resume */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-}
 
 /*
  * cachectl.os_map(rel regclass, fork text DEFAULT 'main') RETURNS varbit
@@ -71,7 +34,6 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 {
 	Oid			relid = PG_GETARG_OID(0);
 	int			fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	Relation	rel;
 	char	   *path;
 	int64		blocks;
 	VarBit	   *result;
@@ -80,14 +42,13 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 
 	lock_one_relation(relid, "os_map", RELATION_SET_REPORT);
 
-	rel = relation_open(relid, NoLock); /* locked by the set */
-	path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+	path = relation_fork_path(relid, fork);
 	blocks = Max(fork_blocks_from_files(path), 0);
 	if (blocks > VARBITMAXLEN)
 		ereport(ERROR,
 				(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
 				 errmsg("fork %s of \"%s\" has " INT64_FORMAT " blocks, more than a block map can hold",
-						forkNames[fork], RelationGetRelationName(rel), blocks),
+						forkNames[fork], get_rel_name(relid), blocks),
 				 errdetail("A varbit holds at most %d bits.", VARBITMAXLEN),
 				 errhint("Use os_residency() for its counts.")));
 
@@ -104,7 +65,6 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);	/* frees the job, closes its file */
 
-	relation_close(rel, NoLock);
 	PG_RETURN_VARBIT_P(result);
 }
 

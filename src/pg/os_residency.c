@@ -1,22 +1,22 @@
 /*
  * os_residency.c — SQL functions reporting OS page-cache residency of
- * relation forks, measured by the core's residency report.
+ * relation forks, measured by the core's residency report
+ * (fork_residency.c).
  */
 #include "postgres.h"
 
-#include "access/relation.h"
 #include "common/relpath.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
-#include "utils/rel.h"
 #include "utils/tuplestore.h"
 
 #include "version_compat.h"
 #include "cachectl.h"
-#include "os_residency.h"
+#include "fork_files.h"
+#include "fork_residency.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_os_engine);
@@ -26,103 +26,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_page_size);
 
 #define OS_RESIDENCY_COLUMNS 11
 #define OS_RESIDENCY_TOTAL_COLUMNS 9
-
-/* Probe cachestat once on a file the server owns (see bridge.h). */
-static void
-probe_os_engine(void)
-{
-	/* PG_VERSION lies in the data directory, the server's working directory */
-	(void) cachectl_probe_cachestat("PG_VERSION");
-}
-
-int64
-fork_blocks_from_files(const char *base_path)
-{
-	cachectl_error error = {0};
-	int64		size_bytes = -1;
-
-	if (cachectl_fork_size(base_path, CACHECTL_SEGMENT_BYTES, &size_bytes, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	return size_bytes < 0 ? -1 : size_bytes / BLCKSZ;
-}
-
-int64
-os_page_size(void)
-{
-	int64		page_size = cachectl_os_page_size();
-
-	if (page_size <= 0)
-		elog(ERROR, "could not read the kernel's page size");
-	return page_size;
-}
-
-static void
-free_report(void *report)
-{
-	cachectl_residency_report_free((cachectl_residency_report *) report);
-}
-
-/* A report freed with the given memory context, on success or error alike. */
-cachectl_residency_report *
-os_residency_report_create(MemoryContext owner)
-{
-	cachectl_error error = {0};
-	cachectl_residency_report *report;
-	MemoryContextCallback *callback;
-
-	probe_os_engine();
-	callback = cachectl_reserve_free_callback(owner);
-	report = cachectl_residency_report_create((cachectl_os_engine) cachectl_os_engine_setting,
-											  &error);
-	if (report == NULL)
-		cachectl_raise_core_error(&error);
-
-	cachectl_free_with_context(owner, callback, free_report, report);
-	return report;
-}
-
-/* Measures one fork of an open relation into the report. */
-static void
-scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
-{
-	char	   *base_path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-
-	os_residency_scan_path(report, fork, base_path);
-	pfree(base_path);
-}
-
-void
-os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path)
-{
-	cachectl_error error = {0};
-	cachectl_status status;
-
-	for (;;)
-	{
-		status = cachectl_residency_report_scan_fork(report, fork, base_path,
-													 CACHECTL_SEGMENT_BYTES,
-													 &InterruptPending, &error);
-		if (status != CACHECTL_CANCELLED)
-			break;
-		/* may return without raising (a harmless interrupt): then resume */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-}
-
-/* Measures the named fork, or every fork, of one locked relation. */
-void
-os_residency_scan_relation(cachectl_residency_report *report, Oid relid, int only_fork)
-{
-	Relation	rel = relation_open(relid, NoLock);	/* locked by the set */
-
-	cachectl_residency_report_clear(report);
-	for (int fork = 0; fork <= MAX_FORKNUM; fork++)
-		if (only_fork == InvalidForkNumber || fork == only_fork)
-			scan_fork(report, rel, (ForkNumber) fork);
-	relation_close(rel, NoLock);
-}
 
 /* Adds the rows of one measured relation to the result. */
 typedef void (*put_rows_function) (ReturnSetInfo *rsinfo, Oid relid,
@@ -164,37 +67,6 @@ report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
 
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);	/* frees the report too */
-}
-
-bool
-os_residency_fork_total(const cachectl_residency_report *report, int fork,
-						cachectl_residency_counts *total)
-{
-	size_t		rows = cachectl_residency_report_row_count(report);
-	bool		found = false;
-
-	memset(total, 0, sizeof(*total));
-	total->has_cachestat_counters = true;
-	for (size_t i = 0; i < rows; i++)
-	{
-		cachectl_segment_row row;
-
-		if (!cachectl_residency_report_row(report, i, &row))
-			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
-		if (row.fork_number != fork)
-			continue;
-		found = true;
-		total->size_bytes += row.counts.size_bytes;
-		total->os_pages += row.counts.os_pages;
-		total->cached_pages += row.counts.cached_pages;
-		total->dirty_pages += row.counts.dirty_pages;
-		total->writeback_pages += row.counts.writeback_pages;
-		total->evicted_pages += row.counts.evicted_pages;
-		total->recently_evicted_pages += row.counts.recently_evicted_pages;
-		if (!row.counts.has_cachestat_counters)
-			total->has_cachestat_counters = false;
-	}
-	return found;
 }
 
 static void

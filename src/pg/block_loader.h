@@ -1,0 +1,42 @@
+/*
+ * block_loader.h — loading the (sorted, disjoint, clipped) block ranges of
+ * a locked relation's fork into the OS page cache, shared buffers or both,
+ * with progress, a rate limit and the share of shared_buffers one call may
+ * fill (see block_loader.c).
+ */
+#ifndef PG_CACHECTL_BLOCK_LOADER_H
+#define PG_CACHECTL_BLOCK_LOADER_H
+
+#include "common/relpath.h"
+#include "utils/relcache.h"
+
+#include "pg_cachectl/bridge.h"
+
+#include "action_progress.h"
+
+typedef enum PrewarmTarget
+{
+	PREWARM_OS,
+	PREWARM_SHARED,
+	PREWARM_BOTH
+} PrewarmTarget;
+
+typedef struct PrewarmResult
+{
+	int64		blocks_requested;	/* of the ranges, inside the fork */
+	int64		shared_loaded;
+	int64		os_loaded;
+} PrewarmResult;
+
+/* The fork's size in blocks as the buffer manager reads it, 0 when it has no file. */
+extern int64 smgr_fork_blocks(Relation rel, ForkNumber fork);
+
+/*
+ * Loads the ranges into the target layer(s); drop_os_copy then writes back
+ * and drops the OS copy of what was loaded into shared buffers.
+ */
+extern void prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int range_count,
+						 PrewarmTarget target, double rate, bool drop_os_copy, ActionProgress *progress,
+						 PrewarmResult *result);
+
+#endif							/* PG_CACHECTL_BLOCK_LOADER_H */

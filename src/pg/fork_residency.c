@@ -1,0 +1,155 @@
+/*
+ * fork_residency.c — measuring what of a fork the OS page cache holds, for
+ * every SQL function that reports or acts on it: the residency report (per
+ * segment, summed per fork) and the block map (see fork_residency.h).
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "cachectl.h"
+#include "fork_files.h"
+#include "fork_residency.h"
+
+void
+probe_os_engine(void)
+{
+	/* PG_VERSION lies in the data directory, the server's working directory */
+	(void) cachectl_probe_cachestat("PG_VERSION");
+}
+
+static void
+free_report(void *report)
+{
+	cachectl_residency_report_free((cachectl_residency_report *) report);
+}
+
+cachectl_residency_report *
+os_residency_report_create(MemoryContext owner)
+{
+	cachectl_error error = {0};
+	cachectl_residency_report *report;
+	MemoryContextCallback *callback;
+
+	probe_os_engine();
+	callback = cachectl_reserve_free_callback(owner);
+	report = cachectl_residency_report_create((cachectl_os_engine) cachectl_os_engine_setting,
+											  &error);
+	if (report == NULL)
+		cachectl_raise_core_error(&error);
+
+	cachectl_free_with_context(owner, callback, free_report, report);
+	return report;
+}
+
+void
+os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path)
+{
+	cachectl_error error = {0};
+	cachectl_status status;
+
+	for (;;)
+	{
+		status = cachectl_residency_report_scan_fork(report, fork, base_path,
+													 CACHECTL_SEGMENT_BYTES,
+													 &InterruptPending, &error);
+		if (status != CACHECTL_CANCELLED)
+			break;
+		/* may return without raising (a harmless interrupt): then resume */
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (status != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+}
+
+void
+os_residency_scan_relation(cachectl_residency_report *report, Oid relid, int only_fork)
+{
+	cachectl_residency_report_clear(report);
+	for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+	{
+		char	   *base_path;
+
+		if (only_fork != InvalidForkNumber && fork != only_fork)
+			continue;
+		base_path = relation_fork_path(relid, (ForkNumber) fork);
+		os_residency_scan_path(report, fork, base_path);
+		pfree(base_path);
+	}
+}
+
+bool
+os_residency_fork_total(const cachectl_residency_report *report, int fork,
+						cachectl_residency_counts *total)
+{
+	size_t		rows = cachectl_residency_report_row_count(report);
+	bool		found = false;
+
+	memset(total, 0, sizeof(*total));
+	total->has_cachestat_counters = true;
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_segment_row row;
+
+		if (!cachectl_residency_report_row(report, i, &row))
+			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		if (row.fork_number != fork)
+			continue;
+		found = true;
+		total->size_bytes += row.counts.size_bytes;
+		total->os_pages += row.counts.os_pages;
+		total->cached_pages += row.counts.cached_pages;
+		total->dirty_pages += row.counts.dirty_pages;
+		total->writeback_pages += row.counts.writeback_pages;
+		total->evicted_pages += row.counts.evicted_pages;
+		total->recently_evicted_pages += row.counts.recently_evicted_pages;
+		if (!row.counts.has_cachestat_counters)
+			total->has_cachestat_counters = false;
+	}
+	return found;
+}
+
+static void
+free_map(void *map)
+{
+	cachectl_os_map_free((cachectl_os_map *) map);
+}
+
+void
+os_map_fill(uint8 *bits, int64 bit_count, const char *path)
+{
+	MemoryContext owner = CurrentMemoryContext;
+	MemoryContextCallback *callback;
+	cachectl_error error = {0};
+	cachectl_os_map *map;
+	cachectl_status status;
+
+	callback = cachectl_reserve_free_callback(owner);
+	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
+								 BLCKSZ, (cachectl_os_engine) cachectl_os_engine_setting, &error);
+	if (map == NULL)
+		cachectl_raise_core_error(&error);
+	cachectl_free_with_context(owner, callback, free_map, map);
+
+	for (;;)
+	{
+		status = cachectl_os_map_run(map, &InterruptPending, &error);
+		if (status != CACHECTL_CANCELLED)
+			break;
+		/* may return without raising (a harmless interrupt): then resume */
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (status != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+}
+
+uint8 *
+os_map_of(const char *path, int64 blocks)
+{
+	uint8	   *bits = palloc0(Max((blocks + 7) / 8, 1));
+
+	if (blocks > 0)
+		os_map_fill(bits, blocks, path);
+	return bits;
+}

@@ -1,0 +1,201 @@
+/*
+ * snapshot_runs.c — the SQL internals that snapshot() records with: the runs
+ * of blocks of a relation set in shared buffers (one pass over the pool), the
+ * runs of a fork in the OS page cache, and the cluster's system identifier.
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "common/relpath.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/tuplestore.h"
+
+#include "buffer_pool_pass.h"
+#include "buffer_scan_setup.h"
+#include "cachectl.h"
+#include "call_arguments.h"
+#include "database_relations.h"
+#include "fork_files.h"
+#include "fork_residency.h"
+#include "relation_set.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_shared_block_runs);
+PG_FUNCTION_INFO_V1(pg_cachectl_os_block_runs);
+PG_FUNCTION_INFO_V1(pg_cachectl_system_identifier);
+
+#define BLOCK_RUN_COLUMNS 4
+
+/* Adds one row per run of consecutive blocks. */
+static void
+put_block_runs(ReturnSetInfo *rsinfo, Oid relid, int fork, const uint32 *blocks, size_t count)
+{
+	size_t		start = 0;
+
+	while (start < count)
+	{
+		size_t		end = start + 1;
+		Datum		values[BLOCK_RUN_COLUMNS];
+		bool		nulls[BLOCK_RUN_COLUMNS] = {false, false, false, false};
+
+		while (end < count && blocks[end] == blocks[end - 1] + 1)
+			end++;
+		values[0] = ObjectIdGetDatum(relid);
+		values[1] = CStringGetTextDatum(forkNames[fork]);
+		values[2] = Int64GetDatum((int64) blocks[start]);
+		values[3] = Int64GetDatum((int64) (end - start));
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		start = end;
+	}
+}
+
+/* The runs of every row of a finished collecting pass. */
+static void
+put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
+{
+	size_t		rows = cachectl_buffer_scan_row_count(scan);
+
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_buffer_row row;
+		const uint32 *blocks;
+		size_t		count;
+
+		if (!cachectl_buffer_scan_row(scan, i, &row))
+			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		buffer_scan_row_blocks(scan, i, &blocks, &count);
+		put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
+	}
+}
+
+/*
+ * cachectl.shared_block_runs(rels regclass[] DEFAULT NULL)
+ *   RETURNS TABLE (relation regclass, fork text, first_block int8, block_count int8)
+ *
+ * The runs of consecutive blocks in shared buffers, from one pass over the
+ * pool: of the relations named (as relation sets: partitions expanded), or
+ * with NULL of every relation of the database the user may read.  Internal:
+ * what snapshot() records.
+ */
+Datum
+pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	cachectl_buffer_scan *scan;
+
+	InitMaterializedSRF(fcinfo, 0);
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl shared_block_runs",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+
+	if (PG_ARGISNULL(0))
+	{
+		int			relation_count;
+		DatabaseRelation *relations = database_relations_list(true, &relation_count);
+
+		scan = buffer_scan_pass_database(work_context, relations, relation_count);
+		put_scan_runs(rsinfo, scan);
+	}
+	else
+	{
+		int			named_count;
+		Oid		   *named = relation_list_argument(PG_GETARG_ARRAYTYPE_P(0), &named_count);
+		RelationSet *set;
+
+		set = relation_set_build(named, named_count, false, RELATION_SET_REPORT);
+		while (relation_set_lock_next_batch(set))
+		{
+			MemoryContext batch_context = AllocSetContextCreate(work_context, "pg_cachectl runs batch",
+																ALLOCSET_DEFAULT_SIZES);
+
+			scan = buffer_scan_pass_batch(batch_context, set, InvalidForkNumber, BUFFER_PASS_COLLECT);
+			put_scan_runs(rsinfo, scan);
+			MemoryContextDelete(batch_context);
+		}
+	}
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.os_block_runs(rel regclass, fork text DEFAULT 'main')
+ *   RETURNS TABLE (first_block int8, block_count int8)
+ *
+ * The runs of consecutive blocks of the fork in the OS page cache (the set
+ * bits of its os_map).  Internal: what snapshot() records.
+ */
+Datum
+pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	Oid			relid;
+	int			fork;
+	char	   *path;
+	int64		blocks;
+	uint8	   *bits;
+	size_t		run_count = 0;
+	cachectl_block_range *runs;
+	cachectl_error error = {0};
+	MemoryContext work_context;
+	MemoryContext caller_context;
+
+	InitMaterializedSRF(fcinfo, 0);
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	lock_one_relation(relid, "os_block_runs", RELATION_SET_REPORT);
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_block_runs",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	path = relation_fork_path(relid, fork);
+	blocks = Max(fork_blocks_from_files(path), 0);
+	bits = os_map_of(path, blocks);
+	if (cachectl_map_runs(bits, blocks, NULL, 0, &run_count, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	runs = palloc(sizeof(cachectl_block_range) * Max(run_count, 1));
+	if (cachectl_map_runs(bits, blocks, runs, run_count, &run_count, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	for (size_t i = 0; i < run_count; i++)
+	{
+		Datum		values[2];
+		bool		nulls[2] = {false, false};
+
+		values[0] = Int64GetDatum(runs[i].first);
+		values[1] = Int64GetDatum(runs[i].count);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	/*
+	 * Let the lock go now, not at the end of the transaction: snapshot()
+	 * calls this for every cached relation of a database, more than the lock
+	 * table may hold; the map is taken, nothing else here reads the relation.
+	 */
+	UnlockRelationOid(relid, AccessShareLock);
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+	return (Datum) 0;
+}
+
+/*
+ * cachectl.system_identifier() RETURNS text
+ *
+ * The cluster's system identifier: the same on a primary and its physical
+ * standbys, different after a dump and restore.
+ */
+Datum
+pg_cachectl_system_identifier(PG_FUNCTION_ARGS)
+{
+	char		identifier[32];
+
+	snprintf(identifier, sizeof(identifier), UINT64_FORMAT, GetSystemIdentifier());
+	PG_RETURN_TEXT_P(cstring_to_text(identifier));
+}
