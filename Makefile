@@ -32,7 +32,13 @@ SHIM_OBJS = \
 	src/pg/call_arguments.o \
 	src/pg/buffer_pool_pass.o \
 	src/pg/buffer_scan_setup.o \
-	src/pg/shared_buffers.o
+	src/pg/shared_buffers.o \
+	src/pg/autowarm_settings.o \
+	src/pg/autowarm_state.o \
+	src/pg/autowarm_leader.o \
+	src/pg/autowarm_database.o \
+	src/pg/autowarm_load.o \
+	src/pg/autowarm_status.o
 
 CORE_OBJS = \
 	src/core/bitmap.o \

@@ -701,7 +701,10 @@ BEGIN
       INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
       FROM cachectl.relation_guard AS g
      WHERE g.relpersistence <> 't' AND NOT g.relisshared
+       -- the whole database but the snapshots themselves: each snapshot
+       -- changes their pages, so the next would always rewrite their rows
        AND CASE WHEN rels IS NULL THEN COALESCE(has_table_privilege(g.owner_table, 'SELECT'), false)
+                                       AND g.owner_table <> 'cachectl.snapshot'::regclass
                 ELSE g.relation = ANY (v_wanted) END;
     v_relation := COALESCE(v_relation, '{}');
 
@@ -1237,3 +1240,46 @@ REVOKE ALL ON FUNCTION cachectl.top_relations(int4) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.database_summary() TO pg_read_all_stats;
 GRANT SELECT ON cachectl.database_summary TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION cachectl.top_relations(int4) TO pg_read_all_stats;
+
+-- ---------------------------------------------------------------------------
+-- Autowarm: the background worker (shared_preload_libraries = 'pg_cachectl',
+-- cachectl.autowarm = on) that records the cache on a primary and loads it
+-- back at start and on standbys, and what it reports.
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cachectl.autowarm_status(
+    OUT database text,
+    OUT role text,
+    OUT state text,
+    OUT pid int4,
+    OUT last_snapshot_at timestamptz,
+    OUT last_snapshot_rows_written int8,
+    OUT last_snapshot_wal_bytes int8,
+    OUT last_snapshot_seconds float8,
+    OUT last_load_started timestamptz,
+    OUT last_load_finished timestamptz,
+    OUT last_load_shared_blocks int8,
+    OUT last_load_os_blocks int8,
+    OUT last_load_relations_skipped int8,
+    OUT last_load_seconds float8,
+    OUT snapshots_taken int8,
+    OUT loads_done int8,
+    OUT failures int8,
+    OUT last_error text,
+    OUT last_error_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_autowarm_status'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE VIEW cachectl.autowarm_status AS
+SELECT * FROM cachectl.autowarm_status();
+
+COMMENT ON FUNCTION cachectl.autowarm_status() IS
+    'The autowarm worker of each database: role, state, the last snapshot (rows and bytes of WAL written) and load (8 kB blocks per layer, relations skipped), failures; pg_monitor may call it.';
+COMMENT ON VIEW cachectl.autowarm_status IS
+    'The autowarm worker of each database (cachectl.autowarm_status()); readable by pg_monitor.';
+
+REVOKE ALL ON FUNCTION cachectl.autowarm_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.autowarm_status() TO pg_monitor;
+REVOKE ALL ON cachectl.autowarm_status FROM PUBLIC;
+GRANT SELECT ON cachectl.autowarm_status TO pg_monitor;

@@ -1,0 +1,26 @@
+/*
+ * autowarm_worker.h — what the parts of a database's autowarm worker share.
+ */
+#ifndef PG_CACHECTL_AUTOWARM_WORKER_H
+#define PG_CACHECTL_AUTOWARM_WORKER_H
+
+#include "autowarm_state.h"
+
+/*
+ * True once the worker should stop what it is doing: the server shuts down
+ * (SIGTERM) or a reload turned cachectl.autowarm off.  Long work asks it
+ * between transactions.
+ */
+extern bool autowarm_should_stop(void);
+
+/*
+ * Loads the newest snapshot of the label into both layers, a chunk per
+ * transaction (what restore_plan() plans); with missing_only only what is
+ * not resident.  why says when ("start", "follow") in the LOG lines.
+ */
+extern void autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why);
+
+/* The label's rows as they stand (count and newest taken_at), "" when none. */
+extern void autowarm_snapshot_fingerprint(char *fingerprint, size_t size);
+
+#endif							/* PG_CACHECTL_AUTOWARM_WORKER_H */
