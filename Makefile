@@ -82,7 +82,8 @@ REGRESS = \
 	privileges \
 	snapshots \
 	cold_assertions \
-	metrics
+	metrics \
+	autowarm
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
