@@ -64,6 +64,9 @@ $node->append_conf(
 shared_buffers = '128MB'
 autovacuum = off
 bgwriter_lru_maxpages = 0
+shared_preload_libraries = 'pg_cachectl'
+cachectl.autowarm = on
+cachectl.autowarm_interval = '2s'
 });
 $node->start;
 $node->safe_psql(
@@ -208,6 +211,33 @@ for my $metric (
 	ok($equal, "$name equals database_summary.$column per kind")
 	  or diag("Prometheus: $last_prom\nSQL:        $last_sql");
 }
+# The autowarm worker's series equal its status view within a few scrapes.
+for my $metric (
+	[qw(pg_cachectl_autowarm_snapshots_total snapshots_taken)],
+	[qw(pg_cachectl_autowarm_failures_total failures)],
+	[qw(pg_cachectl_autowarm_worker_running), '(pid IS NOT NULL)::int'],
+	[qw(pg_cachectl_autowarm_last_snapshot_wal_bytes last_snapshot_wal_bytes)])
+{
+	my ($name, $column) = @$metric;
+	my ($last_prom, $last_sql);
+	my $equal = poll_until(
+		15,
+		sub {
+			my $sql = $node->safe_psql('postgres',
+				"SELECT role || '/' || state || '=' || $column FROM cachectl.autowarm_status WHERE database = current_database()");
+			my $result = promql($name) // [];
+			my $prom = join ' ', map { "$_->{metric}{role}/$_->{metric}{state}=$_->{value}[1]" } @$result;
+			($last_prom, $last_sql) = ($prom, $sql);
+			return $prom eq $sql && $sql =~ /^primary\/idle=/;
+		});
+	ok($equal, "$name equals autowarm_status.$column (labels role and state)")
+	  or diag("Prometheus: $last_prom\nSQL:        $last_sql");
+}
+my ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total') // [] };
+cmp_ok($taken ? $taken->{value}[1] : 0, '>=', 1, 'the worker took snapshots, counted');
+my ($age) = @{ promql('pg_cachectl_autowarm_last_snapshot_age_seconds') // [] };
+cmp_ok($age ? $age->{value}[1] : -1, '<', 10, 'the last snapshot is seconds old');
+
 my $double_query = 'sum by (database) (pg_cachectl_double_cached_bytes)';
 my ($double) = @{ promql($double_query) // [] };
 is($double->{metric}{database}, 'postgres', "the README's query groups by database: $double_query");
