@@ -12,7 +12,9 @@
  *
  * SIGTERM only sets a flag (the shutdown snapshot needs the worker alive);
  * the leader cancels the current statement (SIGINT) when a reload turns
- * autowarm off.  An ERROR ends the worker, recorded in the status slot; the
+ * autowarm off.  The worker leaves its database, between two transactions,
+ * when another session needs it to itself (DROP DATABASE and the like wait
+ * a few seconds for the others to go); the leader comes back 10 s later.  An ERROR ends the worker, recorded in the status slot; the
  * leader relaunches it after a delay, and the slot remembers that the start
  * load was done and when the last snapshot was taken, so a relaunch neither
  * loads again nor snapshots early.
@@ -21,6 +23,7 @@
 
 #include "access/xact.h"
 #include "access/xlog.h"
+#include "catalog/pg_database.h"
 #include "catalog/pg_type.h"
 #include "commands/extension.h"
 #include "executor/instrument.h"
@@ -31,6 +34,8 @@
 #include "postmaster/interrupt.h"
 #include "storage/ipc.h"
 #include "storage/latch.h"
+#include "storage/lock.h"
+#include "storage/lmgr.h"
 #include "storage/proc.h"
 #include "tcop/tcopprot.h"
 #include "utils/builtins.h"
@@ -53,6 +58,7 @@ PGDLLEXPORT void pg_cachectl_autowarm_database_main(Datum main_arg);
 static volatile sig_atomic_t shutdown_requested = false;
 static AutowarmDatabase *my_slot = NULL;
 static bool ended_cleanly = false;
+static bool leaving_database = false;	/* DDL waits for this worker to go */
 
 static void
 request_shutdown(SIGNAL_ARGS)
@@ -75,11 +81,38 @@ reload_if_asked(void)
 	}
 }
 
+/*
+ * Does another session want this database to itself?  DROP DATABASE, ALTER
+ * DATABASE ... RENAME or SET TABLESPACE (AccessExclusiveLock on it) and
+ * CREATE DATABASE copying it as a template (ShareLock) hold their lock and
+ * then wait a few seconds for the other sessions to leave before they
+ * fail; a conditional lock in a mode that conflicts with both, and not with
+ * the lock every connection takes, tells the worker to leave.
+ */
+static bool
+database_wanted_elsewhere(void)
+{
+	LOCKTAG		tag;
+
+	SET_LOCKTAG_OBJECT(tag, InvalidOid, DatabaseRelationId, MyDatabaseId, 0);
+	if (LockAcquire(&tag, RowExclusiveLock, true, true) == LOCKACQUIRE_NOT_AVAIL)
+		return true;
+	LockRelease(&tag, RowExclusiveLock, true);
+	return false;
+}
+
 bool
 autowarm_should_stop(void)
 {
 	reload_if_asked();
-	return shutdown_requested || !cachectl_autowarm_setting;
+	if (!leaving_database && OidIsValid(MyDatabaseId) && database_wanted_elsewhere())
+	{
+		ereport(LOG,
+				(errmsg("pg_cachectl autowarm: leaving database \"%s\": another session needs it to itself",
+						my_slot ? my_slot->database_name : "?")));
+		leaving_database = true;
+	}
+	return shutdown_requested || leaving_database || !cachectl_autowarm_setting;
 }
 
 /* On any exit: no worker runs for the slot; an unclean exit is a failure. */
@@ -205,8 +238,9 @@ run_worker(AutowarmDatabase *slot)
 
 	if (!start_load_done)
 	{
-		autowarm_load(slot, false, standby ? "standby start" : "server start");
+		/* marked first: a load that ends the worker is not tried again in a loop */
 		AUTOWARM_UPDATE(slot, slot->start_load_done = true);
+		autowarm_load(slot, false, standby ? "standby start" : "server start");
 	}
 	next_snapshot = after_interval(last_snapshot != 0 ? last_snapshot : GetCurrentTimestamp());
 
@@ -256,10 +290,12 @@ run_worker(AutowarmDatabase *slot)
 	}
 
 	/* a clean shutdown of a primary: its cache as it is now */
-	if (shutdown_requested && cachectl_autowarm_setting && !RecoveryInProgress())
+	if (shutdown_requested && !leaving_database && cachectl_autowarm_setting && !RecoveryInProgress())
 		record_snapshot(slot, "shutdown");
 	if (!cachectl_autowarm_setting)
 		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_DISABLED);
+	else if (leaving_database)
+		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_STARTING);	/* the leader comes back */
 }
 
 void

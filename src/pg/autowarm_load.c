@@ -5,8 +5,8 @@
  * holds a snapshot or a relation's lock for longer than a chunk (a quarter
  * of a second at the rate, 32 MB at most): DDL waiting for a lock gets it
  * between two chunks, and replay on a standby is not delayed.  A relation
- * dropped meanwhile is skipped and counted; one truncated or rewritten is
- * loaded as it is now.  Shared buffers are filled up to
+ * dropped meanwhile, or that cannot be loaded (its error logged), is skipped
+ * and counted; one truncated or rewritten is loaded as it is now.  Shared buffers are filled up to
  * cachectl.prewarm_max_share of the pool for the whole load (a standby's own
  * readers keep the rest).
  */
@@ -160,7 +160,8 @@ plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, 
 
 /*
  * Loads one chunk in its own transaction; false if its relation was
- * dropped meanwhile (any other error ends the worker).
+ * dropped meanwhile or could not be loaded (logged; a cancel ends the
+ * worker).
  */
 static bool
 load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *counts)
@@ -203,10 +204,14 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 
 		MemoryContextSwitchTo(load_context);
 		error = CopyErrorData();
-		if (error->sqlerrcode != ERRCODE_UNDEFINED_TABLE)
+		/* a cancel ends the load; an error of this relation only skips it */
+		if (error->sqlerrcode == ERRCODE_QUERY_CANCELED || error->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
 			PG_RE_THROW();
 		FlushErrorState();
 		AbortCurrentTransaction();
+		if (error->sqlerrcode != ERRCODE_UNDEFINED_TABLE)
+			ereport(LOG,
+					(errmsg("pg_cachectl autowarm: skipping relation %s: %s", chunk->relation_name, error->message)));
 		FreeErrorData(error);
 		loaded = false;
 	}
@@ -236,10 +241,12 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_LOADING);
 	pgstat_report_activity(STATE_RUNNING, "pg_cachectl autowarm: loading");
 	chunk_count = plan_load(missing_only, load_context, &chunks, fingerprint);
+	/* as planned: a load that fails is not tried again until a newer snapshot */
+	AUTOWARM_UPDATE(slot, strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
 	if (fingerprint[0] == '\0')
 	{
 		/* nothing recorded yet under the label */
-		AUTOWARM_UPDATE(slot, strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
 		MemoryContextSwitchTo(caller_context);
 		MemoryContextDelete(load_context);
 		return;
@@ -285,8 +292,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 					slot->load_os_blocks = counts.os_blocks;
 					slot->load_relations_skipped = counts.relations_skipped;
 					slot->load_seconds = seconds;
-					slot->loads_done++;
-					strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+					slot->loads_done++);
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: %s cache snapshot \"%s\" into database \"%s\": "
 					INT64_FORMAT " shared and " INT64_FORMAT " OS blocks, " INT64_FORMAT " relations skipped, in %.3f s",

@@ -10,7 +10,11 @@
 #   (pg_current_wal_lsn before and after), as the status view reports too;
 # - DDL is not blocked by a load: TRUNCATE of the relation the worker is
 #   loading (at 4 MB/s, so that it lasts) and DROP TABLE of one it is about
-#   to load each complete within 2 s; the dropped one is counted skipped.
+#   to load each complete within 2 s; the dropped one is counted skipped;
+# - a database's worker does not stand in the way of the commands that need
+#   the database to themselves: CREATE DATABASE copying it as a template and
+#   DROP DATABASE succeed while its worker runs (they wait up to 5 s for
+#   other sessions to leave; the worker leaves within a second).
 use strict;
 use warnings;
 
@@ -113,6 +117,22 @@ cmp_ok($drop_seconds, '<', 2, sprintf('DROP TABLE of one still to load took %.2f
 ok(defined wait_for_status($node, q{loads_done >= 1 AND state <> 'loading'}, 60), 'the load went on and ended');
 cmp_ok(autowarm_state($node, 'last_load_relations_skipped'), '>=', 1, 'the dropped table counted as skipped');
 is(autowarm_state($node, 'failures'), '0', 'and the worker never failed');
+
+# ---- CREATE DATABASE ... TEMPLATE and DROP DATABASE with a worker in it ----
+$node->safe_psql('postgres', 'CREATE DATABASE other');
+$node->safe_psql('other', 'CREATE EXTENSION pg_cachectl');
+ok($node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM cachectl.autowarm_status WHERE database = 'other' AND pid IS NOT NULL}),
+	'database other has its worker');
+my ($ret, $out, $err) = $node->psql('postgres', 'CREATE DATABASE copied TEMPLATE other');
+is($ret, 0, 'CREATE DATABASE copying it as a template succeeds while the worker ran in it')
+  or diag($err);
+$node->poll_query_until('postgres',
+	q{SELECT count(*) = 1 FROM cachectl.autowarm_status WHERE database = 'other' AND pid IS NOT NULL});
+($ret, $out, $err) = $node->psql('postgres', 'DROP DATABASE other');
+is($ret, 0, 'DROP DATABASE succeeds while its worker ran') or diag($err);
+ok($node->log_contains(qr/pg_cachectl autowarm: leaving database "other": another session needs it to itself/),
+	'the worker said it left');
 
 $node->stop;
 done_testing();
