@@ -205,8 +205,15 @@ run_worker(AutowarmDatabase *slot)
 
 	if (!start_load_done)
 	{
-		autowarm_load(slot, false, standby ? "standby start" : "server start");
-		AUTOWARM_UPDATE(slot, slot->start_load_done = true);
+		/*
+		 * Only a load that ran to the end is done.  One stopped between two
+		 * chunks (autowarm off, shutdown) is not, exactly as one cancelled
+		 * within a chunk: the next worker loads again, and the shutdown
+		 * snapshot below does not record the half-warm cache over the
+		 * snapshot that was being loaded.
+		 */
+		start_load_done = autowarm_load(slot, false, standby ? "standby start" : "server start");
+		AUTOWARM_UPDATE(slot, slot->start_load_done = start_load_done);
 	}
 	next_snapshot = after_interval(last_snapshot != 0 ? last_snapshot : GetCurrentTimestamp());
 
@@ -255,8 +262,8 @@ run_worker(AutowarmDatabase *slot)
 		ResetLatch(MyLatch);
 	}
 
-	/* a clean shutdown of a primary: its cache as it is now */
-	if (shutdown_requested && cachectl_autowarm_setting && !RecoveryInProgress())
+	/* a clean shutdown of a primary: its cache as it is now (once warmed) */
+	if (shutdown_requested && cachectl_autowarm_setting && !RecoveryInProgress() && start_load_done)
 		record_snapshot(slot, "shutdown");
 	if (!cachectl_autowarm_setting)
 		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_DISABLED);

@@ -216,7 +216,7 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 	return loaded;
 }
 
-void
+bool
 autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 {
 	MemoryContext load_context = AllocSetContextCreate(TopMemoryContext, "pg_cachectl autowarm load",
@@ -242,7 +242,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 		AUTOWARM_UPDATE(slot, strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
 		MemoryContextSwitchTo(caller_context);
 		MemoryContextDelete(load_context);
-		return;
+		return true;
 	}
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: loading cache snapshot \"%s\" into database \"%s\" (%s)",
@@ -279,6 +279,11 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 
 	finished = GetCurrentTimestamp();
 	seconds = (double) (finished - started) / USECS_PER_SEC;
+	/*
+	 * A load stopped midway (shutdown, autowarm off) has not loaded this
+	 * snapshot: its fingerprint is not kept, so a following standby loads it
+	 * again.
+	 */
 	AUTOWARM_UPDATE(slot,
 					slot->load_finished = finished;
 					slot->load_shared_blocks = counts.shared_blocks;
@@ -286,7 +291,8 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 					slot->load_relations_skipped = counts.relations_skipped;
 					slot->load_seconds = seconds;
 					slot->loads_done++;
-					strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+					if (!stopped)
+						strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: %s cache snapshot \"%s\" into database \"%s\": "
 					INT64_FORMAT " shared and " INT64_FORMAT " OS blocks, " INT64_FORMAT " relations skipped, in %.3f s",
@@ -296,4 +302,5 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	pgstat_report_activity(STATE_IDLE, NULL);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(load_context);
+	return !stopped;
 }
