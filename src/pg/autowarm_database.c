@@ -238,9 +238,15 @@ run_worker(AutowarmDatabase *slot)
 
 	if (!start_load_done)
 	{
-		/* marked first: a load that ends the worker is not tried again in a loop */
-		AUTOWARM_UPDATE(slot, slot->start_load_done = true);
-		autowarm_load(slot, false, standby ? "standby start" : "server start");
+		/*
+		 * Only a load that ran to the end is done.  One stopped between two
+		 * chunks (autowarm off, shutdown) is not, exactly as one cancelled
+		 * within a chunk: the next worker loads again, and the shutdown
+		 * snapshot below does not record the half-warm cache over the
+		 * snapshot that was being loaded.
+		 */
+		start_load_done = autowarm_load(slot, false, standby ? "standby start" : "server start");
+		AUTOWARM_UPDATE(slot, slot->start_load_done = start_load_done);
 	}
 	next_snapshot = after_interval(last_snapshot != 0 ? last_snapshot : GetCurrentTimestamp());
 
@@ -289,8 +295,8 @@ run_worker(AutowarmDatabase *slot)
 		ResetLatch(MyLatch);
 	}
 
-	/* a clean shutdown of a primary: its cache as it is now */
-	if (shutdown_requested && !leaving_database && cachectl_autowarm_setting && !RecoveryInProgress())
+	/* a clean shutdown of a primary: its cache as it is now (once warmed) */
+	if (shutdown_requested && !leaving_database && cachectl_autowarm_setting && !RecoveryInProgress() && start_load_done)
 		record_snapshot(slot, "shutdown");
 	if (!cachectl_autowarm_setting)
 		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_DISABLED);
@@ -357,10 +363,12 @@ pg_cachectl_autowarm_database_main(Datum main_arg)
 				ended_cleanly = true;
 				proc_exit(0);
 			}
+			autowarm_load_abandon(slot);
 			autowarm_record_error(slot, error->message);
 			proc_exit(1);
 		}
 		/* what ended it, for the status view; then the error ends the worker */
+		autowarm_load_abandon(slot);
 		autowarm_record_error(slot, error->message);
 		PG_RE_THROW();
 	}

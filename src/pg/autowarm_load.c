@@ -49,6 +49,10 @@ typedef struct LoadCounts
 	int64		relations_skipped;
 } LoadCounts;
 
+/* The load under way, if any, and the rows it planned from (for autowarm_load_abandon). */
+static bool load_in_progress = false;
+static char planned_fingerprint[AUTOWARM_FINGERPRINT_LENGTH];
+
 static void
 begin_statement_transaction(void)
 {
@@ -221,7 +225,7 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 	return loaded;
 }
 
-void
+bool
 autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 {
 	MemoryContext load_context = AllocSetContextCreate(TopMemoryContext, "pg_cachectl autowarm load",
@@ -241,15 +245,18 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_LOADING);
 	pgstat_report_activity(STATE_RUNNING, "pg_cachectl autowarm: loading");
 	chunk_count = plan_load(missing_only, load_context, &chunks, fingerprint);
-	/* as planned: a load that fails is not tried again until a newer snapshot */
-	AUTOWARM_UPDATE(slot, strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+	strlcpy(planned_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
+	load_in_progress = true;
 	if (fingerprint[0] == '\0')
 	{
 		/* nothing recorded yet under the label */
-		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
+		load_in_progress = false;
+		AUTOWARM_UPDATE(slot,
+						slot->phase = AUTOWARM_IDLE;
+						strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
 		MemoryContextSwitchTo(caller_context);
 		MemoryContextDelete(load_context);
-		return;
+		return true;
 	}
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: loading cache snapshot \"%s\" into database \"%s\" (%s)",
@@ -286,20 +293,40 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 
 	finished = GetCurrentTimestamp();
 	seconds = (double) (finished - started) / USECS_PER_SEC;
+	/*
+	 * A load stopped midway (shutdown, autowarm off) has not loaded this
+	 * snapshot: its fingerprint is not kept, so a following standby loads it
+	 * again.
+	 */
 	AUTOWARM_UPDATE(slot,
 					slot->load_finished = finished;
 					slot->load_shared_blocks = counts.shared_blocks;
 					slot->load_os_blocks = counts.os_blocks;
 					slot->load_relations_skipped = counts.relations_skipped;
 					slot->load_seconds = seconds;
-					slot->loads_done++);
+					slot->loads_done++;
+					if (!stopped)
+						strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: %s cache snapshot \"%s\" into database \"%s\": "
 					INT64_FORMAT " shared and " INT64_FORMAT " OS blocks, " INT64_FORMAT " relations skipped, in %.3f s",
 					stopped ? "stopped loading" : "loaded",
 					cachectl_autowarm_label_setting, slot->database_name,
 					counts.shared_blocks, counts.os_blocks, counts.relations_skipped, seconds)));
+	load_in_progress = false;
 	pgstat_report_activity(STATE_IDLE, NULL);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(load_context);
+	return !stopped;
+}
+
+void
+autowarm_load_abandon(AutowarmDatabase *slot)
+{
+	if (!load_in_progress)
+		return;
+	AUTOWARM_UPDATE(slot,
+					slot->start_load_done = true;
+					strlcpy(slot->loaded_fingerprint, planned_fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+	load_in_progress = false;
 }
