@@ -103,8 +103,8 @@ SKIP:
 	cmp_ok($os_share, '>=', 0.95,
 		sprintf('and %.1f %% of os_t\'s recorded OS pages read into its page cache', 100 * $os_share));
 }
-like(autowarm_state($standby, q{role || ' ' || (loads_done >= 1)}), qr/^standby true$/,
-	'the standby\'s worker loaded the snapshot at its start');
+ok(defined wait_for_status($standby, q{role = 'standby' AND loads_done >= 1}, 4 * $interval),
+	'the standby\'s worker loaded the snapshot at its start (its load ended)');
 $standby->poll_query_until('postgres',
 	q{SELECT state = 'following' FROM cachectl.autowarm_status WHERE database = current_database()})
   or diag('the standby is not following');
