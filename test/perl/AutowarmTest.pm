@@ -14,7 +14,7 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 
 our @EXPORT_OK = qw(autowarm_conf autowarm_state wait_for_status drop_data_files_from_os_cache
-  shared_share_resident os_share_read);
+  shared_share_resident os_share_read create_filled_table read_through_index);
 
 # postgresql.conf lines for a node running the worker every $interval seconds.
 sub autowarm_conf
@@ -28,6 +28,31 @@ shared_buffers = '128MB'
 max_worker_processes = 12
 autovacuum = off
 };
+}
+
+# A table of $rows rows of about 900 bytes (8 a block), with a primary key
+# on id when $with_key.
+sub create_filled_table
+{
+	my ($node, $table, $rows, $with_key) = @_;
+	my $key = $with_key ? ' PRIMARY KEY' : '';
+	$node->safe_psql('postgres', qq{
+CREATE TABLE $table (id int$key, payload text) WITH (fillfactor = 100);
+INSERT INTO $table SELECT g, repeat('x', 900) FROM generate_series(1, $rows) g;
+VACUUM ANALYZE $table;
+});
+}
+
+# Reads ids $first to $last of $table through its primary key: those heap
+# blocks and index pages into shared buffers (and the OS page cache).
+sub read_through_index
+{
+	my ($node, $table, $first, $last) = @_;
+	return $node->safe_psql('postgres', qq{
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(DISTINCT (ctid::text::point)[0]) FROM $table WHERE id BETWEEN $first AND $last;
+});
 }
 
 # One column of the node's status row for the database.

@@ -27,7 +27,7 @@ use Test::More;
 use Time::HiRes qw(time);
 use CachectlTest qw(cachestat_counts os_page_size);
 use AutowarmTest qw(autowarm_conf autowarm_state wait_for_status drop_data_files_from_os_cache
-  shared_share_resident os_share_read);
+  shared_share_resident os_share_read create_filled_table read_through_index);
 
 my $interval = 3;
 my $page_size = os_page_size();
@@ -38,15 +38,10 @@ $primary->append_conf('postgresql.conf', autowarm_conf($interval) . q{
 wal_keep_size = '256MB'
 });
 $primary->start;
-$primary->safe_psql('postgres', q{
-CREATE EXTENSION pg_cachectl;
-CREATE TABLE hot_t (id int PRIMARY KEY, payload text) WITH (fillfactor = 100);
-INSERT INTO hot_t SELECT g, repeat('h', 900) FROM generate_series(1, 30000) g;
-CREATE TABLE os_t (id int, payload text) WITH (fillfactor = 100);
-INSERT INTO os_t SELECT g, repeat('o', 900) FROM generate_series(1, 8000) g;
-VACUUM ANALYZE hot_t, os_t;
-CHECKPOINT;
-});
+$primary->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
+create_filled_table($primary, 'hot_t', 30000, 1);
+create_filled_table($primary, 'os_t', 8000, 0);
+$primary->safe_psql('postgres', 'CHECKPOINT');
 ok(defined wait_for_status($primary, q{state = 'idle'}, 30), 'the primary\'s worker runs, idle between snapshots');
 
 $primary->backup('backup');
@@ -62,11 +57,9 @@ $standby->start;
 $primary->safe_psql('postgres', q{
 SELECT count(*) >= 0 FROM cachectl.cold('hot_t', cascade => true);
 SELECT count(*) >= 0 FROM cachectl.cold('os_t');
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT sum(length(payload)) FROM hot_t WHERE id <= 10000;
 SELECT count(*) >= 0 FROM cachectl.prewarm('os_t', 'os');
 });
+read_through_index($primary, 'hot_t', 1, 10000);
 my $taken = autowarm_state($primary, 'snapshots_taken');
 ok(defined wait_for_status($primary, "snapshots_taken >= $taken + 2", 4 * $interval),
 	'the primary recorded the cache after the workload, with no call');
@@ -112,11 +105,7 @@ is(autowarm_state($standby, 'state'), 'following', 'then it follows');
 
 # ---- following: a newer snapshot replayed is loaded, only what is missing ----
 my $loads = autowarm_state($standby, 'loads_done');
-my $second_part = $primary->safe_psql('postgres', q{
-SET enable_seqscan = off;
-SET enable_bitmapscan = off;
-SELECT count(DISTINCT (ctid::text::point)[0]) FROM hot_t WHERE id BETWEEN 20001 AND 23000;
-});
+my $second_part = read_through_index($primary, 'hot_t', 20001, 23000);
 $taken = autowarm_state($primary, 'snapshots_taken');
 ok(defined wait_for_status($primary, "snapshots_taken >= $taken + 1", 4 * $interval), 'the primary recorded the second part');
 $primary->wait_for_catchup($standby);
