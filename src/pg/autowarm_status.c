@@ -10,6 +10,7 @@
 #include "miscadmin.h"
 #include "commands/dbcommands.h"
 #include "utils/builtins.h"
+#include "utils/lsyscache.h"	/* get_database_name, there from 19 on */
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
 
