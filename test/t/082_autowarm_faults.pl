@@ -423,7 +423,7 @@ sub worker_exits
 	for my $line (split /\n/, slurp_file($node->logfile, $log_offset))
 	{
 		next
-		  unless $line =~ /^(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+(?:\.\d+)?) \w+ \[\d+\] LOG:  background worker "pg_cachectl autowarm(?: postgres)?" \(PID (\d+)\) exited with exit code 1/;
+		  unless $line =~ /^(\d+)-(\d+)-(\d+) (\d+):(\d+):(\d+(?:\.\d+)?) \w+ \S*\[\d+\] LOG:  background worker "pg_cachectl autowarm(?: postgres)?" \(PID (\d+)\) exited with exit code 1/;
 		push @found, { at => timegm(int($6), $5, $4, $3, $2 - 1, $1) + ($6 - int($6)), pid => $7 };
 	}
 	return @found;
