@@ -122,7 +122,9 @@ endif
 # The core is compiled without the server's include path (no $(CPPFLAGS)),
 # so an #include "postgres.h" there cannot build: the core stays server-free.
 # It keeps the server build's _FORTIFY_SOURCE level (Debian's has one).
-CORE_INCLUDES = -I$(srcdir)/include
+# include/ holds the C ABI only; the core's own headers sit in src/core.
+CORE_INCLUDES = -I$(srcdir)/include -I$(srcdir)/src/core
+CORE_HEADERS = $(wildcard include/pg_cachectl/*.h src/core/*.hpp)
 CORE_HARDENING = $(filter -D_FORTIFY_SOURCE%,$(CPPFLAGS))
 src/core/%.o: src/core/%.cpp
 	$(CXX) $(CXXFLAGS) $(CFLAGS_SL) $(CORE_HARDENING) $(CORE_INCLUDES) -c -o $@ $<
@@ -144,7 +146,7 @@ SANITIZED_DIR = test/unit/sanitized
 SANITIZE_FLAGS = -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SANITIZED_CORE_OBJS = $(patsubst src/core/%.o,$(SANITIZED_DIR)/%.o,$(CORE_OBJS))
 
-$(SANITIZED_DIR)/%.o: src/core/%.cpp $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp)
+$(SANITIZED_DIR)/%.o: src/core/%.cpp $(CORE_HEADERS)
 	@mkdir -p $(SANITIZED_DIR)
 	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
 
@@ -173,7 +175,7 @@ bench:
 
 
 # PGXS tracks no header dependencies by default.
-$(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)
+$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*.h)
 $(shlib): src/pg/exports.map
 
 print-regress-tests:

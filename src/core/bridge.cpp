@@ -4,14 +4,14 @@
 // (see there for how their failures still reach the user).
 #include "pg_cachectl/bridge.h"
 
-#include "pg_cachectl/bridge_capture.hpp"
-#include "pg_cachectl/buffer_scan.hpp"
-#include "pg_cachectl/buffer_scan_handle.hpp"
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/fork_files.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/residency_report.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "bridge_capture.hpp"
+#include "buffer_scan.hpp"
+#include "buffer_scan_handle.hpp"
+#include "core_errors.hpp"
+#include "fork_files.hpp"
+#include "posix_handles.hpp"
+#include "residency_report.hpp"
+#include "segment_math.hpp"
 
 #include <cstdio>
 #include <cstring>

@@ -2,12 +2,12 @@
 // the two layers: block numbers from the buffer pool against OS maps.
 #include "pg_cachectl/bridge.h"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/block_lists.hpp"
-#include "pg_cachectl/block_residency.hpp"
-#include "pg_cachectl/bridge_capture.hpp"
-#include "pg_cachectl/buffer_scan_handle.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "bitmap.hpp"
+#include "block_lists.hpp"
+#include "block_residency.hpp"
+#include "bridge_capture.hpp"
+#include "buffer_scan_handle.hpp"
+#include "core_errors.hpp"
 
 #include <cstdio>
 #include <span>

@@ -2,13 +2,13 @@
 // page-cache control: drop, prefetch, block maps, drawings.
 #include "pg_cachectl/bridge.h"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/block_drawing.hpp"
-#include "pg_cachectl/bridge_capture.hpp"
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/fork_block_map.hpp"
-#include "pg_cachectl/fork_drop.hpp"
-#include "pg_cachectl/fork_prefetch.hpp"
+#include "bitmap.hpp"
+#include "block_drawing.hpp"
+#include "bridge_capture.hpp"
+#include "core_errors.hpp"
+#include "fork_block_map.hpp"
+#include "fork_drop.hpp"
+#include "fork_prefetch.hpp"
 
 #include <cstdio>
 #include <memory>

@@ -1,7 +1,7 @@
 // buffer_scan.cpp — the wanted set of a buffer-pool pass and its tallies.
-#include "pg_cachectl/buffer_scan.hpp"
+#include "buffer_scan.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 

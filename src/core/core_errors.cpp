@@ -1,5 +1,5 @@
 // core_errors.cpp — exceptions of the core.
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <cstring>
 

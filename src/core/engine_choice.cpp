@@ -1,8 +1,8 @@
 // engine_choice.cpp — resolving cachectl.os_engine for one open file.
-#include "pg_cachectl/engine_choice.hpp"
+#include "engine_choice.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
 
 #include <optional>
 

@@ -1,9 +1,9 @@
 // fork_block_map.cpp — segments, windows, cachestat classification, mincore.
-#include "pg_cachectl/fork_block_map.hpp"
+#include "fork_block_map.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
+#include "segment_math.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,9 +1,9 @@
 // fork_drop.cpp — write back, fsync, DONTNEED, one segment file at a time.
-#include "pg_cachectl/fork_drop.hpp"
+#include "fork_drop.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "segment_math.hpp"
 
 #include <algorithm>
 #include <cerrno>

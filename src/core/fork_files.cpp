@@ -1,9 +1,9 @@
 // fork_files.cpp — a fork's size from the sizes of its segment files.
-#include "pg_cachectl/fork_files.hpp"
+#include "fork_files.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <cerrno>
 #include <sys/stat.h>

@@ -1,11 +1,11 @@
 // fork_prefetch.cpp — plan, advise in measured chunks, wait with mincore.
-#include "pg_cachectl/fork_prefetch.hpp"
+#include "fork_prefetch.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/segment_math.hpp"
-#include "pg_cachectl/storage_facts.hpp"
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "os_page_cache.hpp"
+#include "segment_math.hpp"
+#include "storage_facts.hpp"
 
 #include <algorithm>
 #include <cerrno>

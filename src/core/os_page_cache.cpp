@@ -1,9 +1,9 @@
 // os_page_cache.cpp — the OS page-cache engines: cachestat(2) and mincore(2).
-#include "pg_cachectl/os_page_cache.hpp"
+#include "os_page_cache.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <atomic>
 #include <cerrno>

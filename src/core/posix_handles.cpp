@@ -1,7 +1,7 @@
 // posix_handles.cpp — RAII owners of file descriptors and mappings.
-#include "pg_cachectl/posix_handles.hpp"
+#include "posix_handles.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <cerrno>
 #include <fcntl.h>

@@ -1,10 +1,10 @@
 // residency_report.cpp — measuring every segment file of a fork into the
 // report's segment table, resumable after a cancellation.
-#include "pg_cachectl/residency_report.hpp"
+#include "residency_report.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <cerrno>
 #include <sys/stat.h>

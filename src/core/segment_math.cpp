@@ -1,7 +1,7 @@
 // segment_math.cpp — relation fork → segment files → OS pages.
-#include "pg_cachectl/segment_math.hpp"
+#include "segment_math.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <cerrno>

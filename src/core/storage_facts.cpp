@@ -1,8 +1,8 @@
 // storage_facts.cpp — the device's per-call read-ahead cap and the
 // filesystem's attitude to cache advice.
-#include "pg_cachectl/storage_facts.hpp"
+#include "storage_facts.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,7 @@
 // test_bridge.cpp — the C ABI the PostgreSQL shim calls: statuses, errno and
 // messages it raises from, rows it returns, cancellation it resumes.
 #include "pg_cachectl/bridge.h"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

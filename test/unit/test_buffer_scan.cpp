@@ -1,8 +1,8 @@
 // Tests of BufferScan: the wanted set of a buffer-pool pass and its tallies,
 // directly and through the C bridge.
 #include "pg_cachectl/bridge.h"
-#include "pg_cachectl/buffer_scan.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "buffer_scan.hpp"
+#include "core_errors.hpp"
 
 #include <catch2/catch.hpp>
 

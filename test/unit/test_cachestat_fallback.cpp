@@ -2,10 +2,10 @@
 // replaced: a kernel without cachestat (ENOSYS), a seccomp filter (EPERM on
 // every file), and a real EPERM on one relation file after a good probe.
 #include "pg_cachectl/bridge.h"
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/residency_report.hpp"
+#include "core_errors.hpp"
+#include "engine_choice.hpp"
+#include "os_page_cache.hpp"
+#include "residency_report.hpp"
 
 #include "temp_file.hpp"
 

@@ -2,9 +2,9 @@
 // block set exactly for the cached blocks, cachestat classifying windows and
 // their pieces (empty skipped, full set, only the rest mapped), cancellation
 // and resumption.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/fork_block_map.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "fork_block_map.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,10 +1,10 @@
 // test_fork_drop.cpp — the write-back sequence of os_drop: on real files
 // (dirty pages are dropped too, after being written back), and with the
 // system calls replaced to see the order of calls and which one failed.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/fork_drop.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "fork_drop.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,9 +1,9 @@
 // test_residency_report.cpp — the segment table of os_residency(): fake forks
 // made of segment files in a known cache state, measured with each engine.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/residency_report.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
+#include "posix_handles.hpp"
+#include "residency_report.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,6 +1,6 @@
 // test_storage_facts.cpp — the per-call WILLNEED cap read from a fake sysfs
 // tree, and the filesystem of a real file.
-#include "pg_cachectl/storage_facts.hpp"
+#include "storage_facts.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -6,10 +6,10 @@
 // believes only mincore.  The fake cachestat counts every page of every
 // range as cached — what it says of pages whose read is still in flight —
 // and the fake mincore says no page is read yet.
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/fork_block_map.hpp"
-#include "pg_cachectl/fork_prefetch.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "bitmap.hpp"
+#include "fork_block_map.hpp"
+#include "fork_prefetch.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -11,12 +11,12 @@
 // work is one step, so the shim checks interrupts, sleeps for the throttle
 // and reports progress between steps.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/throttle.hpp"
+#include "bitmap.hpp"
+#include "engine_choice.hpp"
+#include "posix_handles.hpp"
+#include "throttle.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // The shim's C loop asks match() for every buffer (so it must be cheap and
 // never throw) and reports each outcome with count_*().
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <boost/container/flat_map.hpp>
 

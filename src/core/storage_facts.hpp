@@ -2,7 +2,7 @@
 // much one POSIX_FADV_WILLNEED call may queue on its device, and whether its
 // filesystem honours the advice at all (tmpfs ignores it, ZFS has its own cache).
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstdint>
 #include <string>

@@ -2,10 +2,10 @@
 // per (fork, segment) file, measured with the chosen engine, resumable after
 // a cancellation.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "engine_choice.hpp"
+#include "os_page_cache.hpp"
 
 #include <boost/container/flat_map.hpp>
 

@@ -13,12 +13,12 @@
 // partly cached are mapped and asked with mincore, which tells which pages.
 // Under the mincore engine every window is mapped.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "bitmap.hpp"
+#include "engine_choice.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <csignal>
 #include <cstdint>

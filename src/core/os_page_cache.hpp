@@ -2,7 +2,7 @@
 // cache: cachestat(2) when the kernel has it and it can be trusted, mincore(2)
 // over bounded mmap windows otherwise.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -1,7 +1,7 @@
 // core_errors.hpp — the exceptions the core throws; the bridge turns each
 // into a cachectl_status (see bridge.cpp), never letting one escape.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <stdexcept>
 #include <string>

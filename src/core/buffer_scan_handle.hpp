@@ -2,9 +2,9 @@
 // cachectl_buffer_scan, shared by the bridge files that use it.  Internal to
 // the core.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/buffer_scan.hpp"
+#include "buffer_scan.hpp"
 
 #include <vector>
 

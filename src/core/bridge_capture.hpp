@@ -2,11 +2,11 @@
 // run the C++ body and turn any exception into a status and a message, so
 // nothing is ever thrown across the C ABI.  Internal to the core.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include "pg_cachectl/bridge.h"
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/engine_choice.hpp"
+#include "core_errors.hpp"
+#include "engine_choice.hpp"
 
 #include <cstdio>
 #include <new>
