@@ -39,9 +39,11 @@ CORE_OBJS = \
 	src/core/block_drawing.o \
 	src/core/block_lists.o \
 	src/core/block_residency.o \
-	src/core/bridge.o \
-	src/core/bridge_both_layers.o \
-	src/core/bridge_os_control.o \
+	src/core/bridge_buffer_scan.o \
+	src/core/bridge_common.o \
+	src/core/bridge_maps.o \
+	src/core/bridge_os_jobs.o \
+	src/core/bridge_residency.o \
 	src/core/buffer_scan.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \

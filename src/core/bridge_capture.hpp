@@ -1,10 +1,10 @@
-// bridge_capture.hpp — what every bridge.h function does at its boundary:
+// bridge_capture.hpp — what every bridge function does at its boundary:
 // run the C++ body and turn any exception into a status and a message, so
 // nothing is ever thrown across the C ABI.  Internal to the core.
 #pragma once
 #include "server_free.hpp"
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/bridge_common.h"
 #include "core_errors.hpp"
 #include "engine_choice.hpp"
 

@@ -12,7 +12,7 @@ Engine choose_engine(EngineChoice choice, int fd) {
     if (choice == EngineChoice::mincore)
         return Engine::mincore;
 
-    // The shim probes once on a file the server owns (bridge.h); without that
+    // The shim probes once on a file the server owns (bridge_common.h); without that
     // probe, this file's own answer is the best there is.
     std::optional<CachestatSupport> support = remembered_cachestat_support();
     if (!support)

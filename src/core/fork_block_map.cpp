@@ -137,13 +137,10 @@ bool ForkBlockMap::next_window() {
     return last_segment_;
 }
 
-bool ForkBlockMap::run(const volatile std::sig_atomic_t *cancel_flag) {
-    while (!done_) {
+bool ForkBlockMap::step() {
+    if (!done_)
         done_ = next_window();
-        if (!done_ && cancel_flag != nullptr && *cancel_flag != 0)
-            return false;
-    }
-    return true;
+    return done_;
 }
 
 } // namespace pg_cachectl

@@ -144,8 +144,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			bool		nulls[STATUS_COLUMNS] = {0};
 
 			CHECK_FOR_INTERRUPTS();
-			if (!cachectl_buffer_scan_row(scan, i, &row))
-				elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+			cachectl_buffer_scan_row(scan, i, &row);
 			row_blocks(scan, i, &blocks, &count);
 			if (row.relation_id != measured_relid)
 			{
@@ -236,8 +235,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	memset(&row, 0, sizeof(row));
 	if (cachectl_buffer_scan_row_count(scan) == 1)
 	{
-		if (!cachectl_buffer_scan_row(scan, 0, &row))
-			elog(ERROR, "buffer scan row is missing");
+		cachectl_buffer_scan_row(scan, 0, &row);
 		row_blocks(scan, 0, &blocks, &count);
 	}
 	rel = relation_open(relid, NoLock);
@@ -292,8 +290,7 @@ put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
 		const uint32 *blocks;
 		size_t		count;
 
-		if (!cachectl_buffer_scan_row(scan, i, &row))
-			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		cachectl_buffer_scan_row(scan, i, &row);
 		row_blocks(scan, i, &blocks, &count);
 		put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
 	}

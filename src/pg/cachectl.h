@@ -6,7 +6,12 @@
 #ifndef PG_CACHECTL_SHIM_H
 #define PG_CACHECTL_SHIM_H
 
+#include "common/relpath.h"
 #include "pg_cachectl/bridge.h"
+
+/* The bridge numbers forks as the server does (the core asserts the same). */
+StaticAssertDecl(CACHECTL_FORK_COUNT == MAX_FORKNUM + 1,
+				 "the bridge's fork count is the server's");
 
 /* cachectl.os_engine: how OS page-cache residency is measured */
 extern int	cachectl_os_engine_setting;

@@ -42,7 +42,6 @@ cachectl_raise_core_error(const cachectl_error *error)
 					 errmsg("out of memory in the pg_cachectl core")));
 			break;
 		case CACHECTL_OK:
-		case CACHECTL_CANCELLED:
 		case CACHECTL_INVALID_ARGUMENT:
 		case CACHECTL_INTERNAL_ERROR:
 		case CACHECTL_WRITE_BACK_FAILED:	/* raised by its caller, at its level */

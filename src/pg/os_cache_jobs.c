@@ -1,6 +1,6 @@
 /*
- * os_cache_jobs.c — the backend's side of os_drop and os_prefetch: the
- * step loops around the core's jobs (see os_cache_jobs.h).
+ * os_cache_jobs.c — the backend's side of the core's long jobs: the one step
+ * loop (see os_cache_jobs.h), and the drop and prefetch jobs it runs.
  *
  * The write-back sequence of a drop is the one DESIGN.md prescribes, and
  * the one PostgreSQL applies to its own files: start writeback with
@@ -53,6 +53,25 @@ sleep_between_steps(int64 delay_us)
 	CHECK_FOR_INTERRUPTS();
 }
 
+void
+run_core_job(CoreJobStep step_job, void *job, CoreJobAfterStep after_step, void *arg)
+{
+	cachectl_step step = {0};
+	cachectl_error error = {0};
+
+	do
+	{
+		CHECK_FOR_INTERRUPTS();
+		step.delay_us = 0;
+		if (step_job(job, &step, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+		if (after_step != NULL)
+			after_step(job, arg);
+		if (!step.finished && step.delay_us > 0)
+			sleep_between_steps(step.delay_us);
+	} while (!step.finished);
+}
+
 static void
 raise_drop_failure(const cachectl_drop_failure *failure)
 {
@@ -96,6 +115,38 @@ os_drop_fork(const char *base_path, const char *relation_name, const char *fork_
 	os_drop_fork_blocks(base_path, -1, 0, relation_name, fork_name, progress);
 }
 
+/* A drop's step: a write-back failure is raised here, at its own level. */
+static cachectl_status
+step_drop(void *drop, cachectl_step *step, cachectl_error *error)
+{
+	cachectl_drop_failure failure;
+	cachectl_status status = cachectl_os_drop_step(drop, step, &failure, error);
+
+	if (status != CACHECTL_WRITE_BACK_FAILED)
+		return status;
+	raise_drop_failure(&failure);	/* returns only where PostgreSQL goes on */
+	return CACHECTL_OK;
+}
+
+typedef struct DropProgress
+{
+	const char *relation_name;
+	const char *fork_name;
+	ActionProgress *progress;
+} DropProgress;
+
+static void
+report_drop_progress(void *drop, void *arg)
+{
+	DropProgress *told = (DropProgress *) arg;
+
+	if (action_progress_due(told->progress))
+		ereport(NOTICE,
+				(errmsg("os_drop: %s fork %s: %.0f MB written back so far",
+						told->relation_name, told->fork_name,
+						(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
+}
+
 void
 os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 					const char *relation_name, const char *fork_name, ActionProgress *progress)
@@ -103,8 +154,8 @@ os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 	MemoryContext owner = CurrentMemoryContext;
 	cachectl_error error = {0};
 	cachectl_os_drop *drop;
-	bool		finished = false;
 	MemoryContextCallback *callback;
+	DropProgress told = {relation_name, fork_name, progress};
 
 	callback = cachectl_reserve_free_callback(owner);
 	drop = cachectl_os_drop_create(base_path, CACHECTL_SEGMENT_BYTES, &error);
@@ -116,23 +167,7 @@ os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 							   &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 
-	while (!finished)
-	{
-		cachectl_drop_failure failure;
-		cachectl_status status;
-
-		CHECK_FOR_INTERRUPTS();
-		status = cachectl_os_drop_step(drop, &finished, &failure, &error);
-		if (status == CACHECTL_WRITE_BACK_FAILED)
-			raise_drop_failure(&failure);	/* returns only where PostgreSQL goes on */
-		else if (status != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-		if (action_progress_due(progress))
-			ereport(NOTICE,
-					(errmsg("os_drop: %s fork %s: %.0f MB written back so far",
-							relation_name, fork_name,
-							(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
-	}
+	run_core_job(step_drop, drop, report_drop_progress, &told);
 	progress->bytes += cachectl_os_drop_bytes_written_back(drop);
 }
 
@@ -157,50 +192,62 @@ os_prefetch_options(double max_bytes_per_second, bool wait)
 	return options;
 }
 
+static cachectl_status
+step_prefetch(void *job, cachectl_step *step, cachectl_error *error)
+{
+	return cachectl_os_prefetch_step(job, step, error);
+}
+
+typedef struct PrefetchProgress
+{
+	const char *relation_name;
+	const char *fork_name;
+	ActionProgress *progress;
+	cachectl_prefetch_result *result;
+	bool		caveat_told;
+} PrefetchProgress;
+
+static void
+report_prefetch_progress(void *job, void *arg)
+{
+	PrefetchProgress *told = (PrefetchProgress *) arg;
+	cachectl_prefetch_result *result = told->result;
+
+	if (!told->caveat_told && cachectl_os_prefetch_caveat(job)[0] != '\0')
+	{
+		ereport(NOTICE,
+				(errmsg("advice may not load %s fork %s into memory", told->relation_name, told->fork_name),
+				 errdetail("The files are where the kernel does not take this advice: %s.",
+						   cachectl_os_prefetch_caveat(job))));
+		told->caveat_told = true;
+	}
+	if (action_progress_due(told->progress))
+	{
+		double		requested_mb;
+
+		cachectl_os_prefetch_result_of(job, result);
+		requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
+		if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
+			ereport(NOTICE,
+					(errmsg("%s: %s fork %s: %.0f of %.0f MB asked for",
+							told->progress->action, told->relation_name, told->fork_name,
+							(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
+		else
+			ereport(NOTICE,
+					(errmsg("%s: %s fork %s: %.0f of %.0f MB read",
+							told->progress->action, told->relation_name, told->fork_name,
+							(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
+							requested_mb)));
+	}
+}
+
 void
 os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 				ActionProgress *progress, cachectl_prefetch_result *result)
 {
-	cachectl_error error = {0};
-	bool		finished = false;
-	bool		caveat_told = false;
+	PrefetchProgress told = {relation_name, fork_name, progress, result, false};
 
-	while (!finished)
-	{
-		int64		delay_us = 0;
-
-		CHECK_FOR_INTERRUPTS();
-		if (cachectl_os_prefetch_step(job, &finished, &delay_us, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-		if (!caveat_told && cachectl_os_prefetch_caveat(job)[0] != '\0')
-		{
-			ereport(NOTICE,
-					(errmsg("advice may not load %s fork %s into memory", relation_name, fork_name),
-					 errdetail("The files are where the kernel does not take this advice: %s.",
-							   cachectl_os_prefetch_caveat(job))));
-			caveat_told = true;
-		}
-		if (action_progress_due(progress))
-		{
-			double		requested_mb;
-
-			cachectl_os_prefetch_result_of(job, result);
-			requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
-			if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
-				ereport(NOTICE,
-						(errmsg("%s: %s fork %s: %.0f of %.0f MB asked for",
-								progress->action, relation_name, fork_name,
-								(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
-			else
-				ereport(NOTICE,
-						(errmsg("%s: %s fork %s: %.0f of %.0f MB read",
-								progress->action, relation_name, fork_name,
-								(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
-								requested_mb)));
-		}
-		if (!finished && delay_us > 0)
-			sleep_between_steps(delay_us);
-	}
+	run_core_job(step_prefetch, job, report_prefetch_progress, &told);
 	cachectl_os_prefetch_result_of(job, result);
 	progress->bytes += result->bytes_advised;
 	if (result->stalled)

@@ -1,6 +1,8 @@
 // test_bridge.cpp — the C ABI the PostgreSQL shim calls: statuses, errno and
-// messages it raises from, rows it returns, cancellation it resumes.
+// messages it raises from, rows it returns, the steps it is driven in.
 #include "pg_cachectl/bridge.h"
+
+#include "bridge_steps.hpp"
 #include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
@@ -12,7 +14,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -66,7 +67,7 @@ std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
     const std::size_t count = cachectl_residency_report_row_count(report);
     for (std::size_t index = 0; index < count; ++index) {
         cachectl_segment_row row{};
-        REQUIRE(cachectl_residency_report_row(report, index, &row));
+        cachectl_residency_report_row(report, index, &row);
         REQUIRE(row.path != nullptr);
         rows.push_back(RowSnapshot{row.fork_number, row.segment, row.path, row.engine, row.counts.size_bytes,
                                    row.counts.os_pages, row.counts.cached_pages, row.counts.dirty_pages,
@@ -125,22 +126,16 @@ TEST_CASE("bridge: reports are created for each engine and freed", "[bridge]") {
 TEST_CASE("bridge: a fork whose file is missing is OK with no row", "[bridge]") {
     TempDirectory dir;
     ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, dir.file("16384").c_str(), segment_bytes(), &cancel,
-                                              &error) == CACHECTL_OK);
+    CHECK(scan_fork_to_end(report.get(), 0, dir.file("16384").c_str(), segment_bytes(), &error) == CACHECTL_OK);
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
-    cachectl_segment_row row{};
-    CHECK_FALSE(cachectl_residency_report_row(report.get(), 0, &row));
 }
 
 // Scans path with engine and checks the error the shim would raise.
 void check_file_error(cachectl_os_engine engine, const std::string &path, int expected_errno) {
     ReportHandle report = create_report(engine);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel, &error) ==
-          CACHECTL_FILE_ERROR);
+    CHECK(scan_fork_to_end(report.get(), 0, path.c_str(), segment_bytes(), &error) == CACHECTL_FILE_ERROR);
     CHECK(error.status == CACHECTL_FILE_ERROR);
     if (expected_errno != 0)
         CHECK(error.saved_errno == expected_errno);
@@ -154,10 +149,8 @@ void check_file_error(cachectl_os_engine engine, const std::string &path, int ex
 // and what was found there.
 void check_unsafe_file(cachectl_os_engine engine, const std::string &path, const std::string &found) {
     ReportHandle report = create_report(engine);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel, &error) ==
-          CACHECTL_UNSAFE_FILE);
+    CHECK(scan_fork_to_end(report.get(), 0, path.c_str(), segment_bytes(), &error) == CACHECTL_UNSAFE_FILE);
     CHECK(error.status == CACHECTL_UNSAFE_FILE);
     CHECK_THAT(std::string(error.message), Catch::Contains(path) && Catch::Contains(found));
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
@@ -247,21 +240,18 @@ TEST_CASE("bridge: impossible arguments are refused", "[bridge]") {
     TempDirectory dir;
     FakeFork fork(dir);
     ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
 
     SECTION("a segment size that is not positive") {
         const std::int64_t bad_size = GENERATE(std::int64_t{0}, std::int64_t{-1}, INT64_MIN);
-        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), bad_size, &cancel, &error) ==
-              CACHECTL_INVALID_ARGUMENT);
+        CHECK(scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), bad_size, &error) == CACHECTL_INVALID_ARGUMENT);
     }
     SECTION("no path") {
-        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, nullptr, segment_bytes(), &cancel, &error) ==
-              CACHECTL_INVALID_ARGUMENT);
+        CHECK(scan_fork_to_end(report.get(), 0, nullptr, segment_bytes(), &error) == CACHECTL_INVALID_ARGUMENT);
     }
     SECTION("no report") {
-        CHECK(cachectl_residency_report_scan_fork(nullptr, 0, fork.base_path.c_str(), segment_bytes(), &cancel,
-                                                  &error) == CACHECTL_INVALID_ARGUMENT);
+        CHECK(scan_fork_to_end(nullptr, 0, fork.base_path.c_str(), segment_bytes(), &error) ==
+              CACHECTL_INVALID_ARGUMENT);
     }
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
     CHECK(std::strlen(error.message) > 0);
@@ -278,10 +268,8 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
     const bool has_counters = measured_by == CACHECTL_ENGINE_CACHESTAT;
 
     ReportHandle report = create_report(engine);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    REQUIRE(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel,
-                                                &error) == CACHECTL_OK);
+    REQUIRE(scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &error) == CACHECTL_OK);
 
     const std::int64_t full_pages = pages_of(segment_bytes());
     const std::vector<RowSnapshot> expected = {
@@ -290,8 +278,6 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
         {0, 2, fork.last.path(), measured_by, 5 * page_size() + 1, 6, 6, 0, 0, has_counters},
     };
     CHECK(rows_of(report.get()) == expected);
-    cachectl_segment_row row{};
-    CHECK_FALSE(cachectl_residency_report_row(report.get(), expected.size(), &row));
 
     cachectl_residency_counts total{};
     cachectl_residency_report_total(report.get(), &total);
@@ -305,43 +291,34 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 
-TEST_CASE("bridge: a cancelled scan says so and resumes to the same rows", "[bridge]") {
+TEST_CASE("bridge: a fork is scanned in bounded steps that end with every row", "[bridge]") {
     const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
     INFO("engine " << cachectl_engine_name(engine));
     TempDirectory dir;
     FakeFork fork(dir);
     cachectl_error error{};
 
-    ReportHandle uninterrupted = create_report(engine);
-    volatile sig_atomic_t not_cancelled = 0;
-    REQUIRE(cachectl_residency_report_scan_fork(uninterrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
-                                                &not_cancelled, &error) == CACHECTL_OK);
-
-    // Three segment files are three units of work at least: with the flag
-    // set, the first call cannot finish, and each later one must progress.
-    ReportHandle interrupted = create_report(engine);
-    volatile sig_atomic_t cancel = 1;
-    cachectl_status status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(),
-                                                                 segment_bytes(), &cancel, &error);
-    CHECK(status == CACHECTL_CANCELLED);
-    int calls = 1;
-    while (status == CACHECTL_CANCELLED && calls < 10) {
-        status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
-                                                     &cancel, &error);
-        ++calls;
-    }
-    CHECK(status == CACHECTL_OK);
-    CHECK(rows_of(interrupted.get()) == rows_of(uninterrupted.get()));
+    // Three segment files are three units of work at least: the first step
+    // cannot finish, and the shim gets control back between them.
+    ReportHandle report = create_report(engine);
+    cachectl_step step{};
+    REQUIRE(cachectl_residency_report_step_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &step,
+                                                &error) == CACHECTL_OK);
+    CHECK_FALSE(step.finished);
+    CHECK(step.delay_us == 0);
+    int steps = 0;
+    REQUIRE(scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &error, &steps) == CACHECTL_OK);
+    CHECK(steps >= 2);
+    CHECK(steps < 10);
+    CHECK(cachectl_residency_report_row_count(report.get()) == 3);
 }
 
 TEST_CASE("bridge: a forced cachestat engine is used or refused", "[bridge]") {
     TempDirectory dir;
     FakeFork fork(dir);
     ReportHandle report = create_report(CACHECTL_ENGINE_CACHESTAT);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    const cachectl_status status =
-        cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel, &error);
+    const cachectl_status status = scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &error);
     if (probe_cachestat_on(fork.full.fd()) == CachestatSupport::available) {
         REQUIRE(status == CACHECTL_OK);
         for (const RowSnapshot &row : rows_of(report.get())) {

