@@ -30,24 +30,78 @@ extern "C"
 typedef enum cachectl_status
 {
 	CACHECTL_OK = 0,
-	CACHECTL_FILE_ERROR,		/* a system call failed; saved_errno says why */
-	CACHECTL_NOT_SUPPORTED,		/* an engine was forced that this system lacks */
-	CACHECTL_INVALID_ARGUMENT,	/* the caller passed something impossible */
+	CACHECTL_FILE_ERROR,		/* a system call failed: call, saved_errno, path */
+	CACHECTL_NOT_SUPPORTED,		/* a forced engine this system lacks: unsupported */
+	CACHECTL_INVALID_ARGUMENT,	/* the caller passed something impossible: a bug */
 	CACHECTL_OUT_OF_MEMORY,
 	CACHECTL_INTERNAL_ERROR,	/* an unexpected exception: a bug */
 	CACHECTL_UNSAFE_FILE,		/* a relation file that is not a regular file
-								 * the server's user owns; message says which */
-	CACHECTL_WRITE_BACK_FAILED	/* os_drop: a write-back call failed; see cachectl_drop_failure */
+								 * the server's user owns: path, file_kind or
+								 * file_owner */
+	CACHECTL_WRITE_BACK_FAILED	/* os_drop: a write-back call failed: call,
+								 * saved_errno, path */
 } cachectl_status;
 
-#define CACHECTL_MESSAGE_SIZE 512
+/* The system call that failed, for the shim to word its message. */
+typedef enum cachectl_call
+{
+	CACHECTL_CALL_NONE = 0,
+	CACHECTL_CALL_OPEN,
+	CACHECTL_CALL_STAT,			/* stat or fstat */
+	CACHECTL_CALL_STATFS,		/* fstatfs */
+	CACHECTL_CALL_FCNTL,
+	CACHECTL_CALL_MMAP,
+	CACHECTL_CALL_MINCORE,
+	CACHECTL_CALL_CACHESTAT,
+	CACHECTL_CALL_FADVISE_WILLNEED,
+	CACHECTL_CALL_SYSCONF_PAGE_SIZE,
+	/* os_drop's write-back sequence (CACHECTL_WRITE_BACK_FAILED) */
+	CACHECTL_CALL_START_WRITEBACK,	/* sync_file_range(SYNC_FILE_RANGE_WRITE) */
+	CACHECTL_CALL_FSYNC,
+	CACHECTL_CALL_FADVISE_DONTNEED,
+	CACHECTL_CALL_WAIT_WRITEBACK	/* sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) */
+} cachectl_call;
 
-/* Filled by a failing call; the shim raises it after the call returned. */
+/* What stands where a relation file should be (CACHECTL_UNSAFE_FILE). */
+typedef enum cachectl_file_kind
+{
+	CACHECTL_FILE_REGULAR = 0,	/* then the owner is wrong */
+	CACHECTL_FILE_DIRECTORY,
+	CACHECTL_FILE_FIFO,
+	CACHECTL_FILE_CHARACTER_DEVICE,
+	CACHECTL_FILE_BLOCK_DEVICE,
+	CACHECTL_FILE_SOCKET,
+	CACHECTL_FILE_SYMBOLIC_LINK,
+	CACHECTL_FILE_UNKNOWN
+} cachectl_file_kind;
+
+/* Why cachestat(2) cannot be used on this system, if it cannot. */
+typedef enum cachectl_cachestat_support
+{
+	CACHECTL_CACHESTAT_AVAILABLE = 0,
+	CACHECTL_CACHESTAT_MISSING,		/* ENOSYS: kernel older than 6.5 */
+	CACHECTL_CACHESTAT_FILTERED		/* EPERM on a file we own: seccomp */
+} cachectl_cachestat_support;
+
+#define CACHECTL_PATH_SIZE 1024
+#define CACHECTL_MESSAGE_SIZE 256
+
+/*
+ * Filled by a failing call with what failed, never with words for a user:
+ * the shim words the message (src/pg/core_errors.c) after the call returned.
+ */
 typedef struct cachectl_error
 {
 	cachectl_status status;
-	int			saved_errno;	/* for CACHECTL_FILE_ERROR */
-	char		message[CACHECTL_MESSAGE_SIZE];
+	cachectl_call call;
+	int			saved_errno;
+	char		path[CACHECTL_PATH_SIZE];	/* the file, or "" */
+	cachectl_file_kind file_kind;
+	uint32_t	file_owner;		/* a regular file's owner, and the server's user */
+	uint32_t	server_user;
+	cachectl_cachestat_support unsupported; /* CACHECTL_NOT_SUPPORTED */
+	char		bug[CACHECTL_MESSAGE_SIZE]; /* for developers: INVALID_ARGUMENT,
+											 * INTERNAL_ERROR */
 } cachectl_error;
 
 /* How OS page-cache residency is measured. */
@@ -57,14 +111,6 @@ typedef enum cachectl_os_engine
 	CACHECTL_ENGINE_CACHESTAT,
 	CACHECTL_ENGINE_MINCORE
 } cachectl_os_engine;
-
-/* Why cachestat(2) cannot be used on this system, if it cannot. */
-typedef enum cachectl_cachestat_support
-{
-	CACHECTL_CACHESTAT_AVAILABLE = 0,
-	CACHECTL_CACHESTAT_MISSING,		/* ENOSYS: kernel older than 6.5 */
-	CACHECTL_CACHESTAT_FILTERED		/* EPERM on a file we own: seccomp */
-} cachectl_cachestat_support;
 
 /* The forks of a relation, numbered as the shim numbers them (ForkNumber). */
 #define CACHECTL_FORK_COUNT 4

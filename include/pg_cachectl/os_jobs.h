@@ -15,21 +15,6 @@ extern "C"
 /* Dropping a fork: write back, fsync, DONTNEED per segment (fork_drop.hpp). */
 typedef struct cachectl_os_drop cachectl_os_drop;
 
-typedef enum cachectl_drop_call
-{
-	CACHECTL_DROP_START_WRITEBACK = 0,	/* sync_file_range(SYNC_FILE_RANGE_WRITE) */
-	CACHECTL_DROP_FSYNC,
-	CACHECTL_DROP_ADVISE,		/* posix_fadvise(POSIX_FADV_DONTNEED) */
-	CACHECTL_DROP_WAIT_WRITEBACK	/* sync_file_range(WAIT_BEFORE|WRITE|WAIT_AFTER) */
-} cachectl_drop_call;
-
-typedef struct cachectl_drop_failure
-{
-	cachectl_drop_call call;
-	int			saved_errno;
-	char		path[CACHECTL_MESSAGE_SIZE];
-} cachectl_drop_failure;
-
 CACHECTL_BRIDGE_API cachectl_os_drop *cachectl_os_drop_create(const char *base_path, int64_t segment_bytes,
 															  cachectl_error *error) CACHECTL_NOEXCEPT;
 CACHECTL_BRIDGE_API void cachectl_os_drop_free(cachectl_os_drop *drop) CACHECTL_NOEXCEPT;
@@ -40,14 +25,13 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_os_drop_limit(cachectl_os_drop *dro
 
 /*
  * One step (bridge_common.h): a chunk's writeback, a segment's fsync or its
- * DONTNEED.  CACHECTL_WRITE_BACK_FAILED with *failure saying which call failed on which
- * file (the job has moved past it: after a start-writeback failure the next
- * step goes on with the next chunk, after an fsync or advise failure with
- * the next segment — the shim decides whether to go on at all); any other
- * status is an error to raise.
+ * DONTNEED.  CACHECTL_WRITE_BACK_FAILED with *error saying which call
+ * failed on which file (the job has moved past it: after a start-writeback
+ * failure the next step goes on with the next chunk, after an fsync or
+ * advise failure with the next segment; the shim decides whether to go on
+ * at all); any other status is an error to raise.
  */
 CACHECTL_BRIDGE_API cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, cachectl_step *step,
-														  cachectl_drop_failure *failure,
 														  cachectl_error *error) CACHECTL_NOEXCEPT;
 CACHECTL_BRIDGE_API int64_t cachectl_os_drop_bytes_written_back(const cachectl_os_drop *drop) CACHECTL_NOEXCEPT;
 

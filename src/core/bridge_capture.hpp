@@ -1,6 +1,6 @@
-// bridge_capture.hpp — what every bridge function does at its boundary:
-// run the C++ body and turn any exception into a status and a message, so
-// nothing is ever thrown across the C ABI.  Internal to the core.
+// bridge_capture.hpp — what every bridge function does at its boundary: run
+// the C++ body and turn any exception into a status and the facts of what
+// failed, so nothing is ever thrown across the C ABI.  Internal to the core.
 #pragma once
 #include "server_free.hpp"
 
@@ -11,43 +11,58 @@
 #include <cstdio>
 #include <new>
 #include <stdexcept>
+#include <string>
 
 namespace pg_cachectl {
 
-inline void set_error(cachectl_error *error, cachectl_status status, int saved_errno, const char *message) {
-    if (error == nullptr)
-        return;
+cachectl_call bridge_call(SystemCall call) noexcept;
+cachectl_file_kind bridge_file_kind(FileKind kind) noexcept;
+
+// Starts *error afresh for a failure of this status.
+inline void begin_error(cachectl_error *error, cachectl_status status) noexcept {
+    *error = cachectl_error{};
     error->status = status;
-    error->saved_errno = saved_errno;
-    std::snprintf(error->message, sizeof error->message, "%s", message);
+}
+
+inline void copy_path(cachectl_error *error, const std::string &path) noexcept {
+    std::snprintf(error->path, sizeof error->path, "%s", path.c_str());
 }
 
 template <typename Body>
 cachectl_status run_captured(cachectl_error *error, Body &&body) noexcept {
+    cachectl_error ignored;
+    if (error == nullptr)
+        error = &ignored;
     try {
         return body();
     } catch (const SystemError &e) {
-        set_error(error, CACHECTL_FILE_ERROR, e.error_number(), e.what());
-        return CACHECTL_FILE_ERROR;
+        begin_error(error, CACHECTL_FILE_ERROR);
+        error->call = bridge_call(e.call());
+        error->saved_errno = e.error_number();
+        copy_path(error, e.path());
     } catch (const UnsafeFile &e) {
-        set_error(error, CACHECTL_UNSAFE_FILE, 0, e.what());
-        return CACHECTL_UNSAFE_FILE;
+        begin_error(error, CACHECTL_UNSAFE_FILE);
+        copy_path(error, e.path());
+        error->file_kind = bridge_file_kind(e.kind());
+        error->file_owner = e.owner();
+        error->server_user = e.server_user();
     } catch (const NotSupported &e) {
-        set_error(error, CACHECTL_NOT_SUPPORTED, 0, e.what());
-        return CACHECTL_NOT_SUPPORTED;
+        begin_error(error, CACHECTL_NOT_SUPPORTED);
+        error->unsupported =
+            e.reason() == Unsupported::cachestat_missing ? CACHECTL_CACHESTAT_MISSING : CACHECTL_CACHESTAT_FILTERED;
     } catch (const InvalidArgument &e) {
-        set_error(error, CACHECTL_INVALID_ARGUMENT, 0, e.what());
-        return CACHECTL_INVALID_ARGUMENT;
+        begin_error(error, CACHECTL_INVALID_ARGUMENT);
+        std::snprintf(error->bug, sizeof error->bug, "%s", e.what());
     } catch (const std::bad_alloc &) {
-        set_error(error, CACHECTL_OUT_OF_MEMORY, 0, "out of memory");
-        return CACHECTL_OUT_OF_MEMORY;
+        begin_error(error, CACHECTL_OUT_OF_MEMORY);
     } catch (const std::exception &e) {
-        set_error(error, CACHECTL_INTERNAL_ERROR, 0, e.what());
-        return CACHECTL_INTERNAL_ERROR;
+        begin_error(error, CACHECTL_INTERNAL_ERROR);
+        std::snprintf(error->bug, sizeof error->bug, "%s", e.what());
     } catch (...) {
-        set_error(error, CACHECTL_INTERNAL_ERROR, 0, "unknown exception in the pg_cachectl core");
-        return CACHECTL_INTERNAL_ERROR;
+        begin_error(error, CACHECTL_INTERNAL_ERROR);
+        std::snprintf(error->bug, sizeof error->bug, "an exception of unknown type");
     }
+    return error->status;
 }
 
 // The setting's value as the core's choice (InvalidArgument if unknown);

@@ -29,6 +29,52 @@ EngineChoice engine_choice(const cachectl_os_engine &engine) {
     throw InvalidArgument("unknown OS cache engine");
 }
 
+cachectl_call bridge_call(SystemCall call) noexcept {
+    switch (call) {
+    case SystemCall::open:
+        return CACHECTL_CALL_OPEN;
+    case SystemCall::stat:
+        return CACHECTL_CALL_STAT;
+    case SystemCall::statfs:
+        return CACHECTL_CALL_STATFS;
+    case SystemCall::fcntl:
+        return CACHECTL_CALL_FCNTL;
+    case SystemCall::mmap:
+        return CACHECTL_CALL_MMAP;
+    case SystemCall::mincore:
+        return CACHECTL_CALL_MINCORE;
+    case SystemCall::cachestat:
+        return CACHECTL_CALL_CACHESTAT;
+    case SystemCall::fadvise_willneed:
+        return CACHECTL_CALL_FADVISE_WILLNEED;
+    case SystemCall::sysconf_page_size:
+        return CACHECTL_CALL_SYSCONF_PAGE_SIZE;
+    }
+    return CACHECTL_CALL_NONE;
+}
+
+cachectl_file_kind bridge_file_kind(FileKind kind) noexcept {
+    switch (kind) {
+    case FileKind::regular:
+        return CACHECTL_FILE_REGULAR;
+    case FileKind::directory:
+        return CACHECTL_FILE_DIRECTORY;
+    case FileKind::fifo:
+        return CACHECTL_FILE_FIFO;
+    case FileKind::character_device:
+        return CACHECTL_FILE_CHARACTER_DEVICE;
+    case FileKind::block_device:
+        return CACHECTL_FILE_BLOCK_DEVICE;
+    case FileKind::socket:
+        return CACHECTL_FILE_SOCKET;
+    case FileKind::symbolic_link:
+        return CACHECTL_FILE_SYMBOLIC_LINK;
+    case FileKind::unknown:
+        break;
+    }
+    return CACHECTL_FILE_UNKNOWN;
+}
+
 } // namespace pg_cachectl
 
 namespace {

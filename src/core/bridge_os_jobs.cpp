@@ -38,18 +38,18 @@ pg_cachectl::ForkPrefetch::Options prefetch_options(const cachectl_prefetch_opti
     return converted;
 }
 
-cachectl_drop_call drop_call(pg_cachectl::DropCall call) {
+cachectl_call drop_call(pg_cachectl::DropCall call) {
     switch (call) {
     case pg_cachectl::DropCall::start_writeback:
-        return CACHECTL_DROP_START_WRITEBACK;
+        return CACHECTL_CALL_START_WRITEBACK;
     case pg_cachectl::DropCall::wait_writeback:
-        return CACHECTL_DROP_WAIT_WRITEBACK;
+        return CACHECTL_CALL_WAIT_WRITEBACK;
     case pg_cachectl::DropCall::fsync:
-        return CACHECTL_DROP_FSYNC;
+        return CACHECTL_CALL_FSYNC;
     case pg_cachectl::DropCall::advise:
-        return CACHECTL_DROP_ADVISE;
+        return CACHECTL_CALL_FADVISE_DONTNEED;
     }
-    return CACHECTL_DROP_FSYNC;
+    return CACHECTL_CALL_FSYNC;
 }
 
 } // namespace
@@ -73,11 +73,10 @@ void cachectl_os_drop_free(cachectl_os_drop *drop) noexcept {
     std::unique_ptr<cachectl_os_drop> owned(drop);
 }
 
-cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, cachectl_step *step, cachectl_drop_failure *failure,
-                                      cachectl_error *error) noexcept {
+cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, cachectl_step *step, cachectl_error *error) noexcept {
     return run_captured(error, [&] {
-        if (drop == nullptr || step == nullptr || failure == nullptr)
-            throw pg_cachectl::InvalidArgument("a drop job, a step and a failure are required");
+        if (drop == nullptr || step == nullptr || error == nullptr)
+            throw pg_cachectl::InvalidArgument("a drop job, a step and an error are required");
         *step = cachectl_step{};
         switch (drop->job.step()) {
         case pg_cachectl::ForkDrop::Step::more:
@@ -89,9 +88,10 @@ cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, cachectl_step *ste
             break;
         }
         const pg_cachectl::DropFailure &found = drop->job.failure();
-        failure->call = drop_call(found.call);
-        failure->saved_errno = found.error_number;
-        std::snprintf(failure->path, sizeof failure->path, "%s", found.path.c_str());
+        pg_cachectl::begin_error(error, CACHECTL_WRITE_BACK_FAILED);
+        error->call = drop_call(found.call);
+        error->saved_errno = found.error_number;
+        pg_cachectl::copy_path(error, found.path);
         return CACHECTL_WRITE_BACK_FAILED;
     });
 }

@@ -20,9 +20,9 @@ Engine choose_engine(EngineChoice choice, int fd) {
 
     if (choice == EngineChoice::cachestat) {
         if (*support == CachestatSupport::missing)
-            throw NotSupported("cachestat is not available: this kernel lacks it (Linux 6.5 or later has it)");
+            throw NotSupported(Unsupported::cachestat_missing);
         if (*support == CachestatSupport::filtered)
-            throw NotSupported("cachestat is not available: a seccomp filter refuses it");
+            throw NotSupported(Unsupported::cachestat_filtered);
         return Engine::cachestat;
     }
     if (*support == CachestatSupport::available && !cachestat_unreliable_on(fd))

@@ -52,7 +52,7 @@ ForkDrop::Step ForkDrop::step() {
         }
         struct stat file_status {};
         if (::fstat(fd_.get(), &file_status) != 0)
-            throw SystemError(errno, "fstat failed").on_file(path_);
+            throw SystemError(errno, SystemCall::stat).on_file(path_);
         size_ = static_cast<std::int64_t>(file_status.st_size);
         last_segment_ = size_ < segment_bytes_;
         offset_ = 0;

@@ -19,7 +19,7 @@ std::optional<std::int64_t> fork_size_bytes(const std::string &base_path, std::i
         struct stat file_status {};
         if (::stat(path.c_str(), &file_status) != 0) {
             if (errno != ENOENT)
-                throw SystemError(errno, "stat failed").on_file(path);
+                throw SystemError(errno, SystemCall::stat).on_file(path);
             if (segment == 0)
                 return std::nullopt;
             return total;

@@ -104,7 +104,7 @@ class ForkPrefetch {
     int segment_fd(std::size_t planned_index);
     std::int64_t queued_prefix_pages(int fd, const PageRange &advised);
     Step advise_next_chunk();
-    void advise_pages(int fd, const PageRange &pages);
+    void advise_pages(std::size_t planned_index, const PageRange &pages);
     void build_pending();
     void poll_pending();
     Step wait_step();

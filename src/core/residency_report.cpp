@@ -29,7 +29,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path) {
     if (!position_.partial) {
         struct stat file_status {};
         if (::fstat(fd, &file_status) != 0)
-            throw SystemError(errno, "fstat failed");
+            throw SystemError(errno, SystemCall::stat);
         SegmentResidency entry;
         entry.path = path;
         entry.engine = choose_engine(choice_, fd);
@@ -44,7 +44,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path) {
         int failure_errno = 0;
         std::optional<CacheCounts> counts = cachestat_range(fd, 0, entry.size_bytes, &failure_errno);
         if (!counts) // the probe on our own file passed: EPERM here is about this file
-            throw SystemError(failure_errno, "cachestat failed");
+            throw SystemError(failure_errno, SystemCall::cachestat);
         entry.counts = *counts;
         return true;
     }

@@ -12,7 +12,7 @@ namespace pg_cachectl {
 std::int64_t os_page_size() {
     static const long page_size = ::sysconf(_SC_PAGESIZE);
     if (page_size <= 0)
-        throw SystemError(errno, "sysconf(_SC_PAGESIZE) failed");
+        throw SystemError(errno, SystemCall::sysconf_page_size);
     return static_cast<std::int64_t>(page_size);
 }
 

@@ -44,7 +44,7 @@ std::optional<std::int64_t> queue_cap(const std::string &queue_directory) {
 FilesystemKind filesystem_kind(int fd) {
     struct statfs info {};
     if (::fstatfs(fd, &info) != 0)
-        throw SystemError(errno, "fstatfs failed");
+        throw SystemError(errno, SystemCall::statfs);
     switch (static_cast<long>(info.f_type)) {
     case tmpfs_magic:
         return FilesystemKind::tmpfs;
@@ -89,7 +89,7 @@ std::int64_t willneed_cap_bytes_of_device(unsigned major_number, unsigned minor_
 std::int64_t willneed_cap_bytes(int fd, const std::string &sysfs_root) {
     struct stat file_status {};
     if (::fstat(fd, &file_status) != 0)
-        throw SystemError(errno, "fstat failed");
+        throw SystemError(errno, SystemCall::stat);
     return willneed_cap_bytes_of_device(major(file_status.st_dev), minor(file_status.st_dev), sysfs_root);
 }
 

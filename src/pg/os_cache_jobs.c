@@ -9,17 +9,14 @@
  * data_sync_elevel(ERROR), as the checkpointer would), and only then
  * DONTNEED.  fsync reports a write error once: whoever sees it must make
  * sure it is not lost, and with data_sync_retry off that means a PANIC and
- * WAL replay.
+ * WAL replay (each failure is worded and raised in core_errors.c).
  */
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "storage/fd.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
-
-#include <errno.h>
 
 #include "cachectl.h"
 #include "os_cache_jobs.h"
@@ -63,49 +60,22 @@ run_core_job(CoreJobStep step_job, void *job, CoreJobAfterStep after_step, void 
 	{
 		CHECK_FOR_INTERRUPTS();
 		step.delay_us = 0;
-		if (step_job(job, &step, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
+		switch (step_job(job, &step, &error))
+		{
+			case CACHECTL_OK:
+				break;
+			case CACHECTL_WRITE_BACK_FAILED:
+				/* returns only where PostgreSQL goes on; the job moved past it */
+				cachectl_report_write_back_failure(&error);
+				break;
+			default:
+				cachectl_raise_core_error(&error);
+		}
 		if (after_step != NULL)
 			after_step(job, arg);
 		if (!step.finished && step.delay_us > 0)
 			sleep_between_steps(step.delay_us);
 	} while (!step.finished);
-}
-
-static void
-raise_drop_failure(const cachectl_drop_failure *failure)
-{
-	errno = failure->saved_errno;
-	switch (failure->call)
-	{
-		case CACHECTL_DROP_START_WRITEBACK:
-			/* as pg_flush_data: a WARNING if data_sync_retry is on, else a PANIC */
-			ereport(data_sync_elevel(WARNING),
-					(errcode_for_file_access(),
-					 errmsg("could not start writing back file \"%s\" before dropping it from the OS page cache: %m",
-							failure->path)));
-			return;
-		case CACHECTL_DROP_WAIT_WRITEBACK:
-			/* the wait reports what fsync would have: its level too */
-			ereport(data_sync_elevel(ERROR),
-					(errcode_for_file_access(),
-					 errmsg("could not sync file \"%s\" before dropping it from the OS page cache: %m",
-							failure->path),
-					 errdetail("Its pages were not dropped.")));
-			return;
-		case CACHECTL_DROP_FSYNC:
-			ereport(data_sync_elevel(ERROR),
-					(errcode_for_file_access(),
-					 errmsg("could not fsync file \"%s\" before dropping it from the OS page cache: %m",
-							failure->path),
-					 errdetail("Its pages were not dropped.")));
-			return;
-		case CACHECTL_DROP_ADVISE:
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not drop file \"%s\" from the OS page cache: %m", failure->path)));
-			return;
-	}
 }
 
 void
@@ -115,17 +85,10 @@ os_drop_fork(const char *base_path, const char *relation_name, const char *fork_
 	os_drop_fork_blocks(base_path, -1, 0, relation_name, fork_name, progress);
 }
 
-/* A drop's step: a write-back failure is raised here, at its own level. */
 static cachectl_status
 step_drop(void *drop, cachectl_step *step, cachectl_error *error)
 {
-	cachectl_drop_failure failure;
-	cachectl_status status = cachectl_os_drop_step(drop, step, &failure, error);
-
-	if (status != CACHECTL_WRITE_BACK_FAILED)
-		return status;
-	raise_drop_failure(&failure);	/* returns only where PostgreSQL goes on */
-	return CACHECTL_OK;
+	return cachectl_os_drop_step(drop, step, error);
 }
 
 typedef struct DropProgress

@@ -39,7 +39,7 @@ using ReportHandle = std::unique_ptr<cachectl_residency_report, ReportFree>;
 ReportHandle create_report(cachectl_os_engine engine) {
     cachectl_error error{};
     ReportHandle report(cachectl_residency_report_create(engine, &error));
-    INFO("create failed: " << error.message);
+    INFO("create failed: status " << error.status << ", " << error.bug);
     REQUIRE(report != nullptr);
     return report;
 }
@@ -120,7 +120,7 @@ TEST_CASE("bridge: reports are created for each engine and freed", "[bridge]") {
     cachectl_error error{};
     CHECK(cachectl_residency_report_create(static_cast<cachectl_os_engine>(42), &error) == nullptr);
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
-    CHECK(std::strlen(error.message) > 0);
+    CHECK(std::strlen(error.bug) > 0);
 }
 
 TEST_CASE("bridge: a fork whose file is missing is OK with no row", "[bridge]") {
@@ -141,25 +141,33 @@ void check_file_error(cachectl_os_engine engine, const std::string &path, int ex
         CHECK(error.saved_errno == expected_errno);
     else
         CHECK(error.saved_errno != 0);
-    CHECK_THAT(std::string(error.message), Catch::Contains(path)); // the shim's errmsg names the file
+    CHECK(error.call != CACHECTL_CALL_NONE); // the shim words the message by the call
+    CHECK(std::string(error.path) == path);  // and names the file
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 
-// Scans path with engine: refused as an unsafe file whose message names it
-// and what was found there.
-void check_unsafe_file(cachectl_os_engine engine, const std::string &path, const std::string &found) {
+// Scans path with engine: refused as an unsafe file, with its path and what
+// was found there (a kind, or a regular file's owner) for the shim's message.
+void check_unsafe_file(cachectl_os_engine engine, const std::string &path, cachectl_file_kind kind,
+                       std::uint32_t owner = 0) {
     ReportHandle report = create_report(engine);
     cachectl_error error{};
     CHECK(scan_fork_to_end(report.get(), 0, path.c_str(), segment_bytes(), &error) == CACHECTL_UNSAFE_FILE);
     CHECK(error.status == CACHECTL_UNSAFE_FILE);
-    CHECK_THAT(std::string(error.message), Catch::Contains(path) && Catch::Contains(found));
+    CHECK(std::string(error.path) == path);
+    CHECK(error.file_kind == kind);
+    if (kind == CACHECTL_FILE_REGULAR) {
+        CHECK(error.file_owner == owner);
+        CHECK(error.server_user == ::geteuid());
+    }
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 
     // the size of the fork, read with stat(2), refuses it too
     std::int64_t size_bytes = 0;
     cachectl_error size_error{};
     CHECK(cachectl_fork_size(path.c_str(), segment_bytes(), &size_bytes, &size_error) == CACHECTL_UNSAFE_FILE);
-    CHECK_THAT(std::string(size_error.message), Catch::Contains(path) && Catch::Contains(found));
+    CHECK(std::string(size_error.path) == path);
+    CHECK(size_error.file_kind == kind);
 }
 
 TEST_CASE("bridge: a directory where a segment file should be is refused, named as a directory", "[bridge]") {
@@ -170,7 +178,7 @@ TEST_CASE("bridge: a directory where a segment file should be is refused, named 
     REQUIRE(std::filesystem::create_directory(path));
     // open(O_RDONLY) succeeds on a directory, and stat gives it a size: the
     // error must come anyway, not a row or a size measuring the directory.
-    check_unsafe_file(engine, path, "is a directory, not a regular file");
+    check_unsafe_file(engine, path, CACHECTL_FILE_DIRECTORY);
 }
 
 TEST_CASE("bridge: a FIFO in place of a segment is refused without blocking", "[bridge]") {
@@ -180,14 +188,14 @@ TEST_CASE("bridge: a FIFO in place of a segment is refused without blocking", "[
     const std::string path = dir.file("16384");
     REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
     // a blocking open(O_RDONLY) would wait for a writer forever
-    check_unsafe_file(engine, path, "is a FIFO, not a regular file");
+    check_unsafe_file(engine, path, CACHECTL_FILE_FIFO);
 }
 
 TEST_CASE("bridge: a character device in place of a segment is refused as one", "[bridge]") {
     TempDirectory dir;
     const std::string path = dir.file("16384");
     REQUIRE(::symlink("/dev/null", path.c_str()) == 0);
-    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, "is a character device, not a regular file");
+    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, CACHECTL_FILE_CHARACTER_DEVICE);
 }
 
 TEST_CASE("bridge: a socket in place of a segment is refused as one", "[bridge]") {
@@ -204,7 +212,7 @@ TEST_CASE("bridge: a socket in place of a segment is refused as one", "[bridge]"
     REQUIRE(socket_fd >= 0);
     REQUIRE(::bind(socket_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0);
     // open() of a socket fails with ENXIO: the error still says what is there
-    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, "is a socket, not a regular file");
+    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, CACHECTL_FILE_SOCKET);
     ::close(socket_fd);
 }
 
@@ -218,12 +226,12 @@ TEST_CASE("bridge: a segment the process's user does not own is refused with eit
         TempFile given(dir, "16384");
         given.append(page_size());
         REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);
-        check_unsafe_file(engine, path, "belongs to user ID 65534");
+        check_unsafe_file(engine, path, CACHECTL_FILE_REGULAR, 65534);
     } else {
         // otherwise: a link to a file root owns, which mincore would call
         // all cached (the kernel hides the page cache of files we may not write)
         REQUIRE(::symlink("/etc/passwd", path.c_str()) == 0);
-        check_unsafe_file(engine, path, "belongs to user ID 0");
+        check_unsafe_file(engine, path, CACHECTL_FILE_REGULAR, 0);
     }
 }
 
@@ -254,7 +262,7 @@ TEST_CASE("bridge: impossible arguments are refused", "[bridge]") {
               CACHECTL_INVALID_ARGUMENT);
     }
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
-    CHECK(std::strlen(error.message) > 0);
+    CHECK(std::strlen(error.bug) > 0);
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 

@@ -137,7 +137,7 @@ TEST_CASE("the bridge runs a buffer scan without letting an exception out", "[bu
     // wanting after the seal comes back as a status, not an exception
     CHECK(cachectl_buffer_scan_want(scan.get(), &key, 42, blocks, &error) == CACHECTL_INVALID_ARGUMENT);
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
-    CHECK(std::string(error.message).find("sealed") != std::string::npos);
+    CHECK(std::string(error.bug).find("sealed") != std::string::npos);
     CHECK(cachectl_buffer_scan_want(nullptr, &key, 42, blocks, &error) == CACHECTL_INVALID_ARGUMENT);
 
     const int slot = cachectl_buffer_scan_match(scan.get(), &key, 0);
