@@ -111,8 +111,6 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	cachectl_residency_report *report;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl status",
@@ -372,8 +370,6 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	MemoryContext caller_context;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	lock_one_relation(relid, "os_block_runs", RELATION_SET_REPORT);

@@ -57,8 +57,6 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 	ActionProgress progress;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl cold",

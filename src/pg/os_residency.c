@@ -289,8 +289,6 @@ Datum
 pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 {
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	report_relation_set(fcinfo, PG_GETARG_BOOL(1),
 						InvalidForkNumber, put_total_row);
 	return (Datum) 0;
