@@ -105,7 +105,7 @@ report_drop_progress(void *drop, void *arg)
 
 	if (action_progress_due(told->progress))
 		ereport(NOTICE,
-				(errmsg("os_drop: %s fork %s: %.0f MB written back so far",
+				(errmsg("os_drop: relation \"%s\" fork %s: %.0f MB written back so far",
 						told->relation_name, told->fork_name,
 						(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
 }
@@ -179,7 +179,7 @@ report_prefetch_progress(void *job, void *arg)
 	if (!told->caveat_told && cachectl_os_prefetch_caveat(job)[0] != '\0')
 	{
 		ereport(NOTICE,
-				(errmsg("advice may not load %s fork %s into memory", told->relation_name, told->fork_name),
+				(errmsg("advice may not load relation \"%s\" fork %s into memory", told->relation_name, told->fork_name),
 				 errdetail("The files are where the kernel does not take this advice: %s.",
 						   cachectl_os_prefetch_caveat(job))));
 		told->caveat_told = true;
@@ -192,12 +192,12 @@ report_prefetch_progress(void *job, void *arg)
 		requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
 		if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
 			ereport(NOTICE,
-					(errmsg("%s: %s fork %s: %.0f of %.0f MB asked for",
+					(errmsg("%s: relation \"%s\" fork %s: %.0f of %.0f MB asked for",
 							told->progress->action, told->relation_name, told->fork_name,
 							(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
 		else
 			ereport(NOTICE,
-					(errmsg("%s: %s fork %s: %.0f of %.0f MB read",
+					(errmsg("%s: relation \"%s\" fork %s: %.0f of %.0f MB read",
 							told->progress->action, told->relation_name, told->fork_name,
 							(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
 							requested_mb)));
@@ -215,7 +215,7 @@ os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char
 	progress->bytes += result->bytes_advised;
 	if (result->stalled)
 		ereport(WARNING,
-				(errmsg("%lld pages of %s fork %s were still not read when %s stopped waiting",
+				(errmsg("%lld pages of relation \"%s\" fork %s were still not read when %s stopped waiting",
 						(long long) (result->pages_requested - result->pages_resident),
 						relation_name, fork_name, progress->action),
 				 errdetail("No page was read for seconds: the device may be saturated or memory short."),
