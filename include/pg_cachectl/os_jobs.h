@@ -89,8 +89,15 @@ CACHECTL_BRIDGE_API void cachectl_os_prefetch_result_of(const cachectl_os_prefet
 CACHECTL_BRIDGE_API int64_t cachectl_throttle_delay_us(double max_bytes_per_second, int64_t bytes_done,
 													   int64_t elapsed_us) CACHECTL_NOEXCEPT;
 
-/* Why advice may not work for these files (tmpfs, ZFS), or "" (owned by the job). */
-CACHECTL_BRIDGE_API const char *cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) CACHECTL_NOEXCEPT;
+/* Where the kernel does not take cache advice for the fork's files. */
+typedef enum cachectl_advice_caveat
+{
+	CACHECTL_CAVEAT_NONE = 0,
+	CACHECTL_CAVEAT_TMPFS,		/* kept in memory: advice is ignored */
+	CACHECTL_CAVEAT_ZFS			/* cached by the ARC, apart from the page cache */
+} cachectl_advice_caveat;
+
+CACHECTL_BRIDGE_API cachectl_advice_caveat cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) CACHECTL_NOEXCEPT;
 
 #ifdef __cplusplus
 }

@@ -195,8 +195,19 @@ void cachectl_os_prefetch_result_of(const cachectl_os_prefetch *prefetch, cachec
     result->stalled = job.stalled();
 }
 
-const char *cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) noexcept {
-    return prefetch == nullptr ? "" : prefetch->job.caveat().c_str();
+cachectl_advice_caveat cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) noexcept {
+    if (prefetch == nullptr)
+        return CACHECTL_CAVEAT_NONE;
+    switch (prefetch->job.filesystem()) {
+    case pg_cachectl::FilesystemKind::tmpfs:
+        return CACHECTL_CAVEAT_TMPFS;
+    case pg_cachectl::FilesystemKind::zfs:
+        return CACHECTL_CAVEAT_ZFS;
+    case pg_cachectl::FilesystemKind::overlayfs:
+    case pg_cachectl::FilesystemKind::ordinary:
+        break;
+    }
+    return CACHECTL_CAVEAT_NONE;
 }
 
 } // extern "C"

@@ -157,7 +157,7 @@ int ForkPrefetch::segment_fd(std::size_t planned_index) {
         if (options_.cap_bytes <= 0) {
             // Every segment of a fork lives in one directory, so on one device.
             options_.cap_bytes = std::max(willneed_cap_bytes(open_fd_.get()), page_size_);
-            caveat_ = advice_caveat(filesystem_kind(open_fd_.get()));
+            filesystem_ = filesystem_kind(open_fd_.get());
         }
     } catch (const SystemError &error) {
         throw error.on_file(path);

@@ -16,6 +16,7 @@
 #include "bitmap.hpp"
 #include "engine_choice.hpp"
 #include "posix_handles.hpp"
+#include "storage_facts.hpp"
 #include "throttle.hpp"
 
 #include <chrono>
@@ -83,7 +84,8 @@ class ForkPrefetch {
     std::int64_t willneed_calls() const { return willneed_calls_; }
     std::int64_t cap_bytes() const { return options_.cap_bytes; }
     bool stalled() const { return stalled_; }
-    const std::string &caveat() const { return caveat_; }
+    // Where the files are, as far as cache advice goes (known once one is open).
+    FilesystemKind filesystem() const { return filesystem_; }
 
   private:
     struct PlannedSegment {
@@ -153,7 +155,7 @@ class ForkPrefetch {
     std::chrono::steady_clock::time_point last_progress_;
     std::int64_t bytes_advised_ = 0;
     std::int64_t willneed_calls_ = 0;
-    std::string caveat_;
+    FilesystemKind filesystem_ = FilesystemKind::ordinary;
 };
 
 } // namespace pg_cachectl

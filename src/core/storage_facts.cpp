@@ -57,20 +57,6 @@ FilesystemKind filesystem_kind(int fd) {
     }
 }
 
-std::string advice_caveat(FilesystemKind kind) {
-    switch (kind) {
-    case FilesystemKind::tmpfs:
-        return "the files are on tmpfs, which keeps them in memory and ignores cache advice";
-    case FilesystemKind::zfs:
-        return "the files are on ZFS, whose ARC caches them apart from the page cache; advice reaches only the page "
-               "cache";
-    case FilesystemKind::overlayfs:
-    case FilesystemKind::ordinary:
-        break;
-    }
-    return "";
-}
-
 std::int64_t willneed_cap_bytes_of_device(unsigned major_number, unsigned minor_number, const std::string &sysfs_root) {
     const std::string device =
         sysfs_root + "/dev/block/" + std::to_string(major_number) + ":" + std::to_string(minor_number);

@@ -14,9 +14,6 @@ enum class FilesystemKind { ordinary, tmpfs, zfs, overlayfs };
 // The filesystem fd lives on, as far as cache advice is concerned.
 FilesystemKind filesystem_kind(int fd);
 
-// A sentence for the user when kind ignores page-cache advice, else "".
-std::string advice_caveat(FilesystemKind kind);
-
 // The most one WILLNEED call queues on fd's device: max(read_ahead_kb,
 // max_sectors_kb) of its queue (the kernel cuts each call there).  Read from
 // <sysfs_root>/dev/block/MAJ:MIN/queue, the parent disk's queue for a

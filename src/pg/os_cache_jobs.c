@@ -176,12 +176,13 @@ report_prefetch_progress(void *job, void *arg)
 	PrefetchProgress *told = (PrefetchProgress *) arg;
 	cachectl_prefetch_result *result = told->result;
 
-	if (!told->caveat_told && cachectl_os_prefetch_caveat(job)[0] != '\0')
+	if (!told->caveat_told && cachectl_os_prefetch_caveat(job) != CACHECTL_CAVEAT_NONE)
 	{
 		ereport(NOTICE,
 				(errmsg("advice may not load relation \"%s\" fork %s into memory", told->relation_name, told->fork_name),
-				 errdetail("The files are where the kernel does not take this advice: %s.",
-						   cachectl_os_prefetch_caveat(job))));
+				 cachectl_os_prefetch_caveat(job) == CACHECTL_CAVEAT_TMPFS ?
+				 errdetail("The files are on tmpfs, which keeps them in memory and ignores cache advice.") :
+				 errdetail("The files are on ZFS, whose ARC caches them apart from the page cache; advice reaches only the page cache.")));
 		told->caveat_told = true;
 	}
 	if (action_progress_due(told->progress))
