@@ -7,7 +7,7 @@
 #ifndef PG_CACHECTL_OS_CACHE_JOBS_H
 #define PG_CACHECTL_OS_CACHE_JOBS_H
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/os_jobs.h"
 
 #include "action_progress.h"
 
