@@ -72,7 +72,7 @@ CREATE FUNCTION cachectl.os_residency_total(
     OUT recently_evicted_pages int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency_total'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
 
 -- Write a relation set back to disk, then drop it from the OS page cache.
 CREATE FUNCTION cachectl.os_drop(
@@ -187,7 +187,7 @@ CREATE FUNCTION cachectl.status(
     OUT both_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_status'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
 
 -- Every relation of the database: size, shared, OS and double-cached bytes.
 CREATE FUNCTION cachectl.database_status(
@@ -225,7 +225,7 @@ CREATE FUNCTION cachectl.cold(
     OUT os_pages_left int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE ROWS 4;
 
 CREATE FUNCTION cachectl.cold_database(
     OUT relations int8,
@@ -277,7 +277,7 @@ CREATE FUNCTION cachectl.os_block_runs(
     OUT block_count int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_block_runs'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 100;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 -- Internal, for restores: load block runs into the target layer(s).
 CREATE FUNCTION cachectl.prewarm_runs(

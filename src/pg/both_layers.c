@@ -111,8 +111,6 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	cachectl_residency_report *report;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl status",
@@ -144,8 +142,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			bool		nulls[STATUS_COLUMNS] = {0};
 
 			CHECK_FOR_INTERRUPTS();
-			if (!cachectl_buffer_scan_row(scan, i, &row))
-				elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+			cachectl_buffer_scan_row(scan, i, &row);
 			row_blocks(scan, i, &blocks, &count);
 			if (row.relation_id != measured_relid)
 			{
@@ -236,8 +233,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	memset(&row, 0, sizeof(row));
 	if (cachectl_buffer_scan_row_count(scan) == 1)
 	{
-		if (!cachectl_buffer_scan_row(scan, 0, &row))
-			elog(ERROR, "buffer scan row is missing");
+		cachectl_buffer_scan_row(scan, 0, &row);
 		row_blocks(scan, 0, &blocks, &count);
 	}
 	rel = relation_open(relid, NoLock);
@@ -292,8 +288,7 @@ put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
 		const uint32 *blocks;
 		size_t		count;
 
-		if (!cachectl_buffer_scan_row(scan, i, &row))
-			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		cachectl_buffer_scan_row(scan, i, &row);
 		row_blocks(scan, i, &blocks, &count);
 		put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
 	}
@@ -375,8 +370,6 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	MemoryContext caller_context;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	lock_one_relation(relid, "os_block_runs", RELATION_SET_REPORT);

@@ -18,6 +18,7 @@
 
 #include "cachectl.h"
 #include "call_arguments.h"
+#include "os_cache_jobs.h"
 #include "os_map.h"
 #include "os_residency.h"
 #include "relation_set.h"
@@ -32,6 +33,12 @@ free_map(void *map)
 	cachectl_os_map_free((cachectl_os_map *) map);
 }
 
+static cachectl_status
+step_map(void *map, cachectl_step *step, cachectl_error *error)
+{
+	return cachectl_os_map_step(map, step, error);
+}
+
 void
 os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 {
@@ -39,7 +46,6 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 	MemoryContextCallback *callback;
 	cachectl_error error = {0};
 	cachectl_os_map *map;
-	cachectl_status status;
 
 	callback = cachectl_reserve_free_callback(owner);
 	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
@@ -48,16 +54,7 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 		cachectl_raise_core_error(&error);
 	cachectl_free_with_context(owner, callback, free_map, map);
 
-	for (;;)
-	{
-		status = cachectl_os_map_run(map, &InterruptPending, &error);
-		if (status != CACHECTL_CANCELLED)
-			break;
-		/* may return without raising (a harmless interrupt): then resume */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
+	run_core_job(step_map, map, NULL, NULL);
 }
 
 /*

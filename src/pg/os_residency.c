@@ -16,6 +16,7 @@
 
 #include "version_compat.h"
 #include "cachectl.h"
+#include "os_cache_jobs.h"
 #include "os_residency.h"
 #include "relation_set.h"
 
@@ -91,24 +92,29 @@ scan_fork(cachectl_residency_report *report, Relation rel, ForkNumber fork)
 	pfree(base_path);
 }
 
+/* One fork of a report, as a job for run_core_job(). */
+typedef struct ForkScan
+{
+	cachectl_residency_report *report;
+	int			fork;
+	const char *base_path;
+} ForkScan;
+
+static cachectl_status
+step_fork_scan(void *job, cachectl_step *step, cachectl_error *error)
+{
+	ForkScan   *scan = (ForkScan *) job;
+
+	return cachectl_residency_report_step_fork(scan->report, scan->fork, scan->base_path,
+											   CACHECTL_SEGMENT_BYTES, step, error);
+}
+
 void
 os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path)
 {
-	cachectl_error error = {0};
-	cachectl_status status;
+	ForkScan	scan = {report, fork, base_path};
 
-	for (;;)
-	{
-		status = cachectl_residency_report_scan_fork(report, fork, base_path,
-													 CACHECTL_SEGMENT_BYTES,
-													 &InterruptPending, &error);
-		if (status != CACHECTL_CANCELLED)
-			break;
-		/* may return without raising (a harmless interrupt): then resume */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
+	run_core_job(step_fork_scan, &scan, NULL, NULL);
 }
 
 /* Measures the named fork, or every fork, of one locked relation. */
@@ -179,8 +185,7 @@ os_residency_fork_total(const cachectl_residency_report *report, int fork,
 	{
 		cachectl_segment_row row;
 
-		if (!cachectl_residency_report_row(report, i, &row))
-			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		cachectl_residency_report_row(report, i, &row);
 		if (row.fork_number != fork)
 			continue;
 		found = true;
@@ -208,8 +213,7 @@ put_segment_rows(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_repo
 		Datum		values[OS_RESIDENCY_COLUMNS] = {0};
 		bool		nulls[OS_RESIDENCY_COLUMNS] = {0};
 
-		if (!cachectl_residency_report_row(report, i, &row))
-			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		cachectl_residency_report_row(report, i, &row);
 		values[0] = ObjectIdGetDatum(relid);
 		values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
 		values[2] = Int32GetDatum(row.segment);
@@ -285,8 +289,6 @@ Datum
 pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 {
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	report_relation_set(fcinfo, PG_GETARG_BOOL(1),
 						InvalidForkNumber, put_total_row);
 	return (Datum) 0;

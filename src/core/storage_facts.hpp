@@ -2,7 +2,7 @@
 // much one POSIX_FADV_WILLNEED call may queue on its device, and whether its
 // filesystem honours the advice at all (tmpfs ignores it, ZFS has its own cache).
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstdint>
 #include <string>
@@ -13,9 +13,6 @@ enum class FilesystemKind { ordinary, tmpfs, zfs, overlayfs };
 
 // The filesystem fd lives on, as far as cache advice is concerned.
 FilesystemKind filesystem_kind(int fd);
-
-// A sentence for the user when kind ignores page-cache advice, else "".
-std::string advice_caveat(FilesystemKind kind);
 
 // The most one WILLNEED call queues on fd's device: max(read_ahead_kb,
 // max_sectors_kb) of its queue (the kernel cuts each call there).  Read from

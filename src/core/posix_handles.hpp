@@ -1,6 +1,6 @@
 // posix_handles.hpp — RAII owners of a file descriptor and of a mapping.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstddef>
 #include <string>

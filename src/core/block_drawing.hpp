@@ -2,9 +2,9 @@
 // in psql: each character stands for a run of blocks and shows how much of
 // the run is set.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/bitmap.hpp"
+#include "bitmap.hpp"
 
 #include <cstdint>
 #include <functional>

@@ -1,31 +1,26 @@
-// bridge_os_control.cpp — the noexcept C functions of bridge.h for OS
-// page-cache control: drop, prefetch, block maps, drawings.
-#include "pg_cachectl/bridge.h"
+// bridge_os_jobs.cpp — the noexcept C functions of os_jobs.h: the OS
+// page-cache jobs that drop and prefetch a fork.
+#include "pg_cachectl/os_jobs.h"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/block_drawing.hpp"
-#include "pg_cachectl/bridge_capture.hpp"
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/fork_block_map.hpp"
-#include "pg_cachectl/fork_drop.hpp"
-#include "pg_cachectl/fork_prefetch.hpp"
+#include "bridge_capture.hpp"
+#include "core_errors.hpp"
+#include "fork_drop.hpp"
+#include "fork_prefetch.hpp"
+#include "throttle.hpp"
 
+#include <chrono>
 #include <cstdio>
 #include <memory>
-#include <chrono>
 #include <span>
+#include <vector>
 
-// The opaque handles of bridge.h are the C++ jobs themselves.
+// The opaque handles of os_jobs.h are the C++ jobs themselves.
 struct cachectl_os_drop {
     pg_cachectl::ForkDrop job;
 };
 
 struct cachectl_os_prefetch {
     pg_cachectl::ForkPrefetch job;
-};
-
-struct cachectl_os_map {
-    pg_cachectl::ForkBlockMap job;
 };
 
 namespace {
@@ -43,18 +38,18 @@ pg_cachectl::ForkPrefetch::Options prefetch_options(const cachectl_prefetch_opti
     return converted;
 }
 
-cachectl_drop_call drop_call(pg_cachectl::DropCall call) {
+cachectl_call drop_call(pg_cachectl::DropCall call) {
     switch (call) {
     case pg_cachectl::DropCall::start_writeback:
-        return CACHECTL_DROP_START_WRITEBACK;
+        return CACHECTL_CALL_START_WRITEBACK;
     case pg_cachectl::DropCall::wait_writeback:
-        return CACHECTL_DROP_WAIT_WRITEBACK;
+        return CACHECTL_CALL_WAIT_WRITEBACK;
     case pg_cachectl::DropCall::fsync:
-        return CACHECTL_DROP_FSYNC;
+        return CACHECTL_CALL_FSYNC;
     case pg_cachectl::DropCall::advise:
-        return CACHECTL_DROP_ADVISE;
+        return CACHECTL_CALL_FADVISE_DONTNEED;
     }
-    return CACHECTL_DROP_FSYNC;
+    return CACHECTL_CALL_FSYNC;
 }
 
 } // namespace
@@ -78,25 +73,25 @@ void cachectl_os_drop_free(cachectl_os_drop *drop) noexcept {
     std::unique_ptr<cachectl_os_drop> owned(drop);
 }
 
-cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, bool *finished, cachectl_drop_failure *failure,
-                                      cachectl_error *error) noexcept {
+cachectl_status cachectl_os_drop_step(cachectl_os_drop *drop, cachectl_step *step, cachectl_error *error) noexcept {
     return run_captured(error, [&] {
-        if (drop == nullptr || finished == nullptr || failure == nullptr)
-            throw pg_cachectl::InvalidArgument("a drop job, a result and a failure are required");
-        *finished = false;
+        if (drop == nullptr || step == nullptr || error == nullptr)
+            throw pg_cachectl::InvalidArgument("a drop job, a step and an error are required");
+        *step = cachectl_step{};
         switch (drop->job.step()) {
         case pg_cachectl::ForkDrop::Step::more:
             return CACHECTL_OK;
         case pg_cachectl::ForkDrop::Step::done:
-            *finished = true;
+            step->finished = true;
             return CACHECTL_OK;
         case pg_cachectl::ForkDrop::Step::failed:
             break;
         }
         const pg_cachectl::DropFailure &found = drop->job.failure();
-        failure->call = drop_call(found.call);
-        failure->saved_errno = found.error_number;
-        std::snprintf(failure->path, sizeof failure->path, "%s", found.path.c_str());
+        pg_cachectl::begin_error(error, CACHECTL_WRITE_BACK_FAILED);
+        error->call = drop_call(found.call);
+        error->saved_errno = found.error_number;
+        pg_cachectl::copy_path(error, found.path);
         return CACHECTL_WRITE_BACK_FAILED;
     });
 }
@@ -173,14 +168,14 @@ void cachectl_os_prefetch_free(cachectl_os_prefetch *prefetch) noexcept {
     std::unique_ptr<cachectl_os_prefetch> owned(prefetch);
 }
 
-cachectl_status cachectl_os_prefetch_step(cachectl_os_prefetch *prefetch, bool *finished, int64_t *delay_us,
+cachectl_status cachectl_os_prefetch_step(cachectl_os_prefetch *prefetch, cachectl_step *step,
                                           cachectl_error *error) noexcept {
     return run_captured(error, [&] {
-        if (prefetch == nullptr || finished == nullptr || delay_us == nullptr)
-            throw pg_cachectl::InvalidArgument("a prefetch job and results are required");
-        const pg_cachectl::ForkPrefetch::Step step = prefetch->job.step();
-        *finished = step.finished;
-        *delay_us = step.delay.count();
+        if (prefetch == nullptr || step == nullptr)
+            throw pg_cachectl::InvalidArgument("a prefetch job and a step are required");
+        const pg_cachectl::ForkPrefetch::Step done = prefetch->job.step();
+        step->finished = done.finished;
+        step->delay_us = done.delay.count();
         return CACHECTL_OK;
     });
 }
@@ -197,57 +192,22 @@ void cachectl_os_prefetch_result_of(const cachectl_os_prefetch *prefetch, cachec
     result->pages_requested = job.pages_requested();
     result->pages_resident = job.pages_resident();
     result->bytes_advised = job.bytes_advised();
-    result->willneed_calls = job.willneed_calls();
-    result->cap_bytes = job.cap_bytes();
     result->stalled = job.stalled();
 }
 
-const char *cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) noexcept {
-    return prefetch == nullptr ? "" : prefetch->job.caveat().c_str();
-}
-
-cachectl_os_map *cachectl_os_map_create(uint8_t *bits, int64_t bit_count, const char *base_path, int64_t segment_bytes,
-                                        int64_t block_size, cachectl_os_engine engine, cachectl_error *error) noexcept {
-    cachectl_os_map *created = nullptr;
-    run_captured(error, [&] {
-        if (base_path == nullptr || (bits == nullptr && bit_count > 0) || bit_count < 0)
-            throw pg_cachectl::InvalidArgument("a path and a bit string are required");
-        std::span<std::uint8_t> bytes(bits, static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
-        created = std::make_unique<cachectl_os_map>(cachectl_os_map{pg_cachectl::ForkBlockMap(
-                                                        pg_cachectl::BitmapView(bytes, bit_count), base_path,
-                                                        segment_bytes, block_size, pg_cachectl::engine_choice(engine))})
-                      .release();
-        return CACHECTL_OK;
-    });
-    return created;
-}
-
-void cachectl_os_map_free(cachectl_os_map *map) noexcept {
-    std::unique_ptr<cachectl_os_map> owned(map);
-}
-
-cachectl_status cachectl_os_map_run(cachectl_os_map *map, const volatile sig_atomic_t *cancel_flag,
-                                    cachectl_error *error) noexcept {
-    return run_captured(error, [&] {
-        if (map == nullptr)
-            throw pg_cachectl::InvalidArgument("a map job is required");
-        return map->job.run(cancel_flag) ? CACHECTL_OK : CACHECTL_CANCELLED;
-    });
-}
-
-cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, int width, char *out, size_t out_size,
-                                        cachectl_error *error) noexcept {
-    return run_captured(error, [&] {
-        if ((bits == nullptr && bit_count > 0) || bit_count < 0 || out == nullptr || out_size == 0)
-            throw pg_cachectl::InvalidArgument("a bit string and room for the drawing are required");
-        std::span<std::uint8_t> bytes(const_cast<std::uint8_t *>(bits),
-                                      static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
-        const std::string drawing = pg_cachectl::draw_block_map(pg_cachectl::BitmapView(bytes, bit_count), width);
-        if (drawing.size() >= out_size)
-            throw pg_cachectl::InvalidArgument("the drawing does not fit the room given");
-        std::snprintf(out, out_size, "%s", drawing.c_str());
-        return CACHECTL_OK;
-    });
+cachectl_advice_caveat cachectl_os_prefetch_caveat(const cachectl_os_prefetch *prefetch) noexcept {
+    if (prefetch == nullptr)
+        return CACHECTL_CAVEAT_NONE;
+    switch (prefetch->job.filesystem()) {
+    case pg_cachectl::FilesystemKind::tmpfs:
+        return CACHECTL_CAVEAT_TMPFS;
+    case pg_cachectl::FilesystemKind::zfs:
+        return CACHECTL_CAVEAT_ZFS;
+    case pg_cachectl::FilesystemKind::overlayfs:
+    case pg_cachectl::FilesystemKind::ordinary:
+        break;
+    }
+    return CACHECTL_CAVEAT_NONE;
 }
 
 } // extern "C"

@@ -2,9 +2,9 @@
 // in shared buffers) against block maps and as runs: how the two layers of a
 // fork are compared block by block.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/bitmap.hpp"
+#include "bitmap.hpp"
 
 #include <cstdint>
 #include <span>

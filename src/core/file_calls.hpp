@@ -2,7 +2,7 @@
 // (posix_fadvise, sync_file_range, fsync), replaceable so tests can play a
 // device whose writeback fails or a kernel that queues less than asked.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <sys/types.h>
 

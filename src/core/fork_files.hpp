@@ -2,7 +2,7 @@
 // with stat(2): no file is opened, so a read-only report never needs write
 // access (PostgreSQL's smgr opens relation files read-write).
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstdint>
 #include <optional>

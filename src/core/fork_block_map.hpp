@@ -13,14 +13,13 @@
 // partly cached are mapped and asked with mincore, which tells which pages.
 // Under the mincore engine every window is mapped.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "bitmap.hpp"
+#include "engine_choice.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
-#include <csignal>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -41,9 +40,9 @@ class ForkBlockMap {
     ForkBlockMap(BitmapView map, std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
                  EngineChoice engine, std::int64_t window_bytes = default_window_bytes);
 
-    // Works one window at a time until done (true) or *cancel_flag is set
-    // (false; calling again resumes).  Throws SystemError.
-    bool run(const volatile std::sig_atomic_t *cancel_flag);
+    // Maps one window (or piece); returns whether the map is done.  Throws
+    // SystemError.
+    bool step();
 
     // Windows and pieces as cachestat classified them, and those mincore
     // looked at (every window under the mincore engine).

@@ -1,15 +1,14 @@
 // residency_report.hpp — the segment table behind os_residency(): one entry
 // per (fork, segment) file, measured with the chosen engine, resumable after
-// a cancellation.
+// a step.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "engine_choice.hpp"
+#include "os_page_cache.hpp"
 
 #include <boost/container/flat_map.hpp>
 
-#include <csignal>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,24 +38,22 @@ class ResidencyReport {
     using SegmentKey = std::pair<int, int>;
     using SegmentTable = boost::container::flat_map<SegmentKey, SegmentResidency>;
 
-    // mincore windows are this large at most, so a cancellation is noticed
-    // within one window and the mapping stays bounded.
+    // mincore windows are this large at most, so a step is short and the mapping stays bounded.
     static constexpr std::int64_t default_window_bytes = std::int64_t{128} << 20;
 
     explicit ResidencyReport(EngineChoice choice, std::int64_t window_bytes = default_window_bytes);
 
-    // Measures every segment file of a fork (see bridge.h).  Returns false if
-    // it stopped because *cancel_flag was set; calling again with the same
-    // fork resumes.  Throws SystemError / NotSupported.
-    bool scan_fork(int fork_number, const std::string &base_path, std::int64_t segment_bytes,
-                   const volatile std::sig_atomic_t *cancel_flag);
+    // Measures one bounded unit of a fork's segment files (see residency.h):
+    // returns whether the fork is done; calling again with the same fork goes
+    // on where the last call stopped.  Throws SystemError / NotSupported.
+    bool step_fork(int fork_number, const std::string &base_path, std::int64_t segment_bytes);
 
-    void clear();
+    void clear() noexcept;
     const SegmentTable &segments() const { return segments_; }
-    ResidencyTotal total() const;
+    ResidencyTotal total() const noexcept;
 
   private:
-    // Where an interrupted scan_fork stopped.
+    // Where the last step_fork stopped.
     struct ScanPosition {
         int fork_number = -1;
         std::string base_path;
@@ -66,7 +63,6 @@ class ResidencyReport {
     };
 
     bool measure_segment(int fd, const std::string &path);
-    bool cancelled(const volatile std::sig_atomic_t *cancel_flag) const;
 
     EngineChoice choice_;
     std::int64_t window_bytes_;

@@ -2,7 +2,7 @@
 // that work done since the start never runs ahead of the rate, and how much
 // to do between pauses so the rate holds over short spans too.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <chrono>
 #include <cstdint>

@@ -4,7 +4,7 @@
 // The shim's C loop asks match() for every buffer (so it must be cheap and
 // never throw) and reports each outcome with count_*().
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <boost/container/flat_map.hpp>
 
@@ -64,7 +64,7 @@ class BufferScan {
     bool count_resident_block(int slot, std::uint32_t block, bool dirty, bool pinned, int usage_count) noexcept;
     bool blocks_complete() const { return blocks_complete_; }
     // The sorted block numbers found for a row's fork (after rows()).
-    const std::vector<std::uint32_t> &blocks_of(std::uint32_t relation_id, int fork) const;
+    const std::vector<std::uint32_t> &blocks_of(std::uint32_t relation_id, int fork) const noexcept;
     void count_eviction(int slot, EvictionOutcome outcome) noexcept;
 
     // One row per wanted fork, in (relation id, fork) order.

@@ -1,16 +1,23 @@
-// bridge_both_layers.cpp — the noexcept C functions of bridge.h that compare
-// the two layers: block numbers from the buffer pool against OS maps.
-#include "pg_cachectl/bridge.h"
+// bridge_maps.cpp — the noexcept C functions of block_maps.h: the OS block
+// map of a fork, maps against block lists, runs and drawings.
+#include "pg_cachectl/block_maps.h"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/block_lists.hpp"
-#include "pg_cachectl/block_residency.hpp"
-#include "pg_cachectl/bridge_capture.hpp"
-#include "pg_cachectl/buffer_scan_handle.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "bitmap.hpp"
+#include "block_drawing.hpp"
+#include "block_lists.hpp"
+#include "block_residency.hpp"
+#include "bridge_capture.hpp"
+#include "core_errors.hpp"
+#include "fork_block_map.hpp"
 
 #include <cstdio>
+#include <memory>
 #include <span>
+
+// The opaque handle of block_maps.h is the C++ job itself.
+struct cachectl_os_map {
+    pg_cachectl::ForkBlockMap job;
+};
 
 namespace {
 
@@ -35,32 +42,49 @@ std::span<const std::uint32_t> block_span(const uint32_t *blocks, size_t count) 
 
 extern "C" {
 
-cachectl_status cachectl_buffer_scan_collect_blocks(cachectl_buffer_scan *scan, cachectl_error *error) noexcept {
+cachectl_os_map *cachectl_os_map_create(uint8_t *bits, int64_t bit_count, const char *base_path, int64_t segment_bytes,
+                                        int64_t block_size, cachectl_os_engine engine, cachectl_error *error) noexcept {
+    cachectl_os_map *created = nullptr;
+    run_captured(error, [&] {
+        if (base_path == nullptr || (bits == nullptr && bit_count > 0) || bit_count < 0)
+            throw pg_cachectl::InvalidArgument("a path and a bit string are required");
+        std::span<std::uint8_t> bytes(bits, static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
+        created = std::make_unique<cachectl_os_map>(cachectl_os_map{pg_cachectl::ForkBlockMap(
+                                                        pg_cachectl::BitmapView(bytes, bit_count), base_path,
+                                                        segment_bytes, block_size, pg_cachectl::engine_choice(engine))})
+                      .release();
+        return CACHECTL_OK;
+    });
+    return created;
+}
+
+void cachectl_os_map_free(cachectl_os_map *map) noexcept {
+    std::unique_ptr<cachectl_os_map> owned(map);
+}
+
+cachectl_status cachectl_os_map_step(cachectl_os_map *map, cachectl_step *step, cachectl_error *error) noexcept {
     return run_captured(error, [&] {
-        if (scan == nullptr)
-            throw pg_cachectl::InvalidArgument("a scan is required");
-        scan->scan.collect_blocks();
+        if (map == nullptr || step == nullptr)
+            throw pg_cachectl::InvalidArgument("a map job and a step are required");
+        step->finished = map->job.step();
+        step->delay_us = 0;
         return CACHECTL_OK;
     });
 }
 
-bool cachectl_buffer_scan_count_resident_block(cachectl_buffer_scan *scan, int slot, uint32_t block, bool dirty,
-                                               bool pinned, int usage_count) noexcept {
-    if (scan == nullptr)
-        return false;
-    return scan->scan.count_resident_block(slot, block, dirty, pinned, usage_count);
-}
-
-bool cachectl_buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index, const uint32_t **blocks,
-                                     size_t *count) noexcept {
-    if (scan == nullptr || blocks == nullptr || count == nullptr || index >= scan->rows.size() ||
-        !scan->scan.blocks_complete())
-        return false;
-    const pg_cachectl::BufferScan::Row &row = scan->rows[index];
-    const std::vector<std::uint32_t> &found = scan->scan.blocks_of(row.relation_id, row.fork);
-    *blocks = found.data();
-    *count = found.size();
-    return true;
+cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, int width, char *out, size_t out_size,
+                                        cachectl_error *error) noexcept {
+    return run_captured(error, [&] {
+        if ((bits == nullptr && bit_count > 0) || bit_count < 0 || out == nullptr || out_size == 0)
+            throw pg_cachectl::InvalidArgument("a bit string and room for the drawing are required");
+        std::span<std::uint8_t> bytes(const_cast<std::uint8_t *>(bits),
+                                      static_cast<std::size_t>(pg_cachectl::bitmap_bytes(bit_count)));
+        const std::string drawing = pg_cachectl::draw_block_map(pg_cachectl::BitmapView(bytes, bit_count), width);
+        if (drawing.size() >= out_size)
+            throw pg_cachectl::InvalidArgument("the drawing does not fit the room given");
+        std::snprintf(out, out_size, "%s", drawing.c_str());
+        return CACHECTL_OK;
+    });
 }
 
 cachectl_status cachectl_count_blocks_in_map(const uint32_t *blocks, size_t count, const uint8_t *bits,

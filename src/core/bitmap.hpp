@@ -2,7 +2,7 @@
 // it out (bit 0 is the high bit of the first byte), one bit per block: the
 // shape of every block map the core builds, restores and draws.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstdint>
 #include <span>

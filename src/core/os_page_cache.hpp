@@ -2,7 +2,7 @@
 // cache: cachestat(2) when the kernel has it and it can be trusted, mincore(2)
 // over bounded mmap windows otherwise.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -48,7 +48,7 @@ void forget_cachestat_support();
 // the kernel lacks it, EPERM on one's own file means a seccomp filter.
 CachestatSupport probe_cachestat_on(int fd);
 
-// The process-wide probe result, once remembered (see bridge.h).
+// The process-wide probe result, once remembered (see bridge_common.h).
 std::optional<CachestatSupport> remembered_cachestat_support();
 void remember_cachestat_support(CachestatSupport support);
 

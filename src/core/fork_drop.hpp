@@ -15,9 +15,9 @@
 // 1 GiB segment could wait seconds on a slow disk with no point where a
 // cancel could act; after the chunked waits the fsync finds little to do.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/posix_handles.hpp"
+#include "posix_handles.hpp"
 
 #include <cstdint>
 #include <string>

@@ -1,6 +1,6 @@
 // segment_math.hpp — how relation forks map onto segment files and OS pages.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 #include <cstdint>
 #include <string>

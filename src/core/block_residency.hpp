@@ -2,9 +2,9 @@
 // the page cache: the double-cached part of the blocks found in shared
 // buffers, without measuring the rest of the fork.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/engine_choice.hpp"
+#include "engine_choice.hpp"
 
 #include <cstdint>
 #include <span>

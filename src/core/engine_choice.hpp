@@ -1,7 +1,7 @@
 // engine_choice.hpp — which engine measures a file: the user's choice
 // (cachectl.os_engine) resolved against what this system can do.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
 namespace pg_cachectl {
 

@@ -11,12 +11,13 @@
 // work is one step, so the shim checks interrupts, sleeps for the throttle
 // and reports progress between steps.
 #pragma once
-#include "pg_cachectl/server_free.hpp"
+#include "server_free.hpp"
 
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/engine_choice.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/throttle.hpp"
+#include "bitmap.hpp"
+#include "engine_choice.hpp"
+#include "posix_handles.hpp"
+#include "storage_facts.hpp"
+#include "throttle.hpp"
 
 #include <chrono>
 #include <cstdint>
@@ -83,7 +84,8 @@ class ForkPrefetch {
     std::int64_t willneed_calls() const { return willneed_calls_; }
     std::int64_t cap_bytes() const { return options_.cap_bytes; }
     bool stalled() const { return stalled_; }
-    const std::string &caveat() const { return caveat_; }
+    // Where the files are, as far as cache advice goes (known once one is open).
+    FilesystemKind filesystem() const { return filesystem_; }
 
   private:
     struct PlannedSegment {
@@ -104,7 +106,7 @@ class ForkPrefetch {
     int segment_fd(std::size_t planned_index);
     std::int64_t queued_prefix_pages(int fd, const PageRange &advised);
     Step advise_next_chunk();
-    void advise_pages(int fd, const PageRange &pages);
+    void advise_pages(std::size_t planned_index, const PageRange &pages);
     void build_pending();
     void poll_pending();
     Step wait_step();
@@ -153,7 +155,7 @@ class ForkPrefetch {
     std::chrono::steady_clock::time_point last_progress_;
     std::int64_t bytes_advised_ = 0;
     std::int64_t willneed_calls_ = 0;
-    std::string caveat_;
+    FilesystemKind filesystem_ = FilesystemKind::ordinary;
 };
 
 } // namespace pg_cachectl
