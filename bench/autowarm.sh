@@ -98,9 +98,12 @@ SB_PORT=
 PGBENCH_PID=
 autowarm_cleanup() {
     local rc=$?
+    # errexit off: a failed step here must not skip the rest, and the
+    # subshell below only hands the exit status on to bench_cleanup
+    set +e
     [ -n "$PGBENCH_PID" ] && kill "$PGBENCH_PID" 2>/dev/null
     if [ -d "$SB_DIR/data" ]; then
-        as_postgres "$PG_BINDIR/pg_ctl" -D "$SB_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+        as_postgres "$PG_BINDIR/pg_ctl" -D "$SB_DIR/data" -m fast -w stop >/dev/null 2>&1
     fi
     (exit "$rc")
     bench_cleanup
