@@ -849,7 +849,8 @@ END
 $snapshot$;
 
 -- What loading a snapshot back means, as a list of chunks: for each of the
--- label's relations the caller can see, where it is now (by OID where this
+-- label's relations the caller can see (numbered from the one with the fewest
+-- recorded blocks), where it is now (by OID where this
 -- cluster recorded it, remapped by share of the fork when rewritten or
 -- matched by name), or why it is skipped; then its OS runs before its shared
 -- runs (so that the buffer reads find their pages in the page cache), each
@@ -934,10 +935,13 @@ BEGIN
     -- A label can hold rows of several clusters (a restored dump of another
     -- one, then a local snapshot() of some relations): an OID means
     -- something only in the cluster that recorded it.
+    -- The smallest first: most relations are warm soonest (an index before
+    -- its table, which every lookup reads it first).
     FOR v_relation IN
-        SELECT DISTINCT s.relation, s.relation_name, s.relfilenode, s.system_identifier
+        SELECT s.relation, s.relation_name, s.relfilenode, s.system_identifier
           FROM cachectl.snapshot AS s WHERE s.label = v_label
-         ORDER BY s.relation, s.system_identifier
+         GROUP BY s.relation, s.relation_name, s.relfilenode, s.system_identifier
+         ORDER BY sum(s.block_count), s.relation, s.system_identifier
     LOOP
         v_number := v_number + 1;
         relation_number := v_number;

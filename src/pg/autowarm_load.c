@@ -6,9 +6,12 @@
  * of a second at the rate, 32 MB at most): DDL waiting for a lock gets it
  * between two chunks, and replay on a standby is not delayed.  A relation
  * dropped meanwhile, or that cannot be loaded (its error logged), is skipped
- * and counted; one truncated or rewritten is loaded as it is now.  Shared buffers are filled up to
- * cachectl.prewarm_max_share of the pool for the whole load (a standby's own
- * readers keep the rest).
+ * and counted; one truncated or rewritten is loaded as it is now.  The OS
+ * layer of every relation is loaded first, then shared buffers (from the
+ * page cache by then), the smallest relations first; the snapshot's blocks
+ * in shared buffers fill at most cachectl.prewarm_max_share of the pool,
+ * those an earlier load left there included (a standby's own readers keep
+ * the rest).
  */
 #include "postgres.h"
 
@@ -40,6 +43,7 @@ typedef struct PlannedChunk
 	char	   *layer;
 	char	   *runs;			/* int8multirange as text */
 	bool		drop_os_copy;
+	int64		blocks;			/* in runs */
 } PlannedChunk;
 
 typedef struct LoadCounts
@@ -114,9 +118,27 @@ rate_argument(Datum *value, char *null)
 	*null = cachectl_autowarm_max_mb_per_sec_setting > 0 ? ' ' : 'n';
 }
 
+/* Inside the plan's transaction: the blocks the label has in shared buffers. */
+static int64
+recorded_shared_blocks(void)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(cachectl_autowarm_label_setting)};
+	bool		isnull;
+	Datum		value;
+
+	if (SPI_execute_with_args("SELECT pg_catalog.sum(s.block_count)::pg_catalog.int8 FROM cachectl.snapshot AS s "
+							  "WHERE s.label OPERATOR(pg_catalog.=) $1 AND s.layer OPERATOR(pg_catalog.=) 'shared'",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the autowarm snapshot's rows");
+	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetInt64(value);
+}
+
 /* The plan, in load_context; returns its chunk count (0 when the label has no rows). */
 static int
-plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, char *fingerprint)
+plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, char *fingerprint,
+		  int64 *recorded_shared)
 {
 	Oid			types[3] = {TEXTOID, FLOAT8OID, BOOLOID};
 	Datum		values[3];
@@ -130,10 +152,17 @@ plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, 
 		values[0] = CStringGetTextDatum(cachectl_autowarm_label_setting);
 		rate_argument(&values[1], &nulls[1]);
 		values[2] = BoolGetDatum(missing_only);
+		/*
+		 * The OS layer of every relation first, then shared buffers (read
+		 * from the page cache by then): the device reads the whole hot set
+		 * at its own pace before any buffer read waits for it.
+		 */
 		if (SPI_execute_with_args("SELECT p.relation_number, p.relation_name, p.rel::pg_catalog.oid, p.skip_reason, "
-								  "p.fork, p.layer, p.runs::pg_catalog.text, p.drop_os_copy "
+								  "p.fork, p.layer, p.runs::pg_catalog.text, p.drop_os_copy, "
+								  "(SELECT pg_catalog.sum(pg_catalog.upper(r) OPERATOR(pg_catalog.-) pg_catalog.lower(r)) "
+								  "   FROM pg_catalog.unnest(p.runs) AS r)::pg_catalog.int8 "
 								  "FROM cachectl.restore_plan($1, 'both', $2, $3) AS p "
-								  "ORDER BY p.relation_number",
+								  "ORDER BY p.layer OPERATOR(pg_catalog.=) 'shared', p.relation_number",
 								  3, types, values, nulls, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not plan the autowarm load");
 		count = (int) SPI_processed;
@@ -156,7 +185,11 @@ plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, 
 			chunk->runs = text_column(row, desc, 7, load_context);
 			value = SPI_getbinval(row, desc, 8, &isnull);
 			chunk->drop_os_copy = !isnull && DatumGetBool(value);
+			value = SPI_getbinval(row, desc, 9, &isnull);
+			chunk->blocks = isnull ? 0 : DatumGetInt64(value);
 		}
+		if (count > 0)
+			*recorded_shared = recorded_shared_blocks();
 	}
 	end_statement_transaction();
 	return count;
@@ -235,8 +268,11 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	PlannedChunk *chunks = NULL;
 	int			chunk_count;
 	LoadCounts	counts = {0};
-	int64		shared_budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
-	int32		dropped_relation = 0;
+	int64		recorded_shared = 0;
+	int64		planned_shared = 0;
+	int64		shared_budget;
+	int32		relation_numbers = 0;
+	bool	   *relation_gone;
 	bool		stopped = false;
 	TimestampTz started = GetCurrentTimestamp();
 	TimestampTz finished;
@@ -244,7 +280,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 
 	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_LOADING);
 	pgstat_report_activity(STATE_RUNNING, "pg_cachectl autowarm: loading");
-	chunk_count = plan_load(missing_only, load_context, &chunks, fingerprint);
+	chunk_count = plan_load(missing_only, load_context, &chunks, fingerprint, &recorded_shared);
 	strlcpy(planned_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
 	load_in_progress = true;
 	if (fingerprint[0] == '\0')
@@ -265,6 +301,23 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 					slot->load_started = started;
 					slot->load_finished = 0);
 
+	/*
+	 * The snapshot's blocks in shared buffers fill at most
+	 * cachectl.prewarm_max_share of the pool, counting those already there
+	 * (a following standby's earlier loads): what the plan leaves out as
+	 * resident is the recorded count less what it loads.
+	 */
+	for (int i = 0; i < chunk_count; i++)
+	{
+		relation_numbers = Max(relation_numbers, chunks[i].relation_number);
+		if (chunks[i].layer != NULL && strcmp(chunks[i].layer, "shared") == 0)
+			planned_shared += chunks[i].blocks;
+	}
+	shared_budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
+	if (missing_only)
+		shared_budget -= Max(recorded_shared - planned_shared, 0);
+	relation_gone = palloc0(sizeof(bool) * (relation_numbers + 1));
+
 	for (int i = 0; i < chunk_count; i++)
 	{
 		const PlannedChunk *chunk = &chunks[i];
@@ -280,13 +333,14 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 			counts.relations_skipped++;
 			continue;
 		}
-		if (chunk->fork == NULL || chunk->relation_number == dropped_relation)
+		if (chunk->fork == NULL || relation_gone[chunk->relation_number])
 			continue;
-		if (strcmp(chunk->layer, "shared") == 0 && counts.shared_blocks >= shared_budget)
+		/* a chunk that would go past the budget is left out whole */
+		if (strcmp(chunk->layer, "shared") == 0 && counts.shared_blocks + chunk->blocks > shared_budget)
 			continue;
 		if (!load_chunk(chunk, load_context, &counts))
 		{
-			dropped_relation = chunk->relation_number;
+			relation_gone[chunk->relation_number] = true;
 			counts.relations_skipped++;
 		}
 	}
