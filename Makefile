@@ -37,16 +37,24 @@ SHIM_OBJS = \
 	src/pg/call_arguments.o \
 	src/pg/buffer_pool_pass.o \
 	src/pg/buffer_scan_setup.o \
-	src/pg/shared_buffers.o
+	src/pg/shared_buffers.o \
+	src/pg/autowarm_settings.o \
+	src/pg/autowarm_state.o \
+	src/pg/autowarm_leader.o \
+	src/pg/autowarm_database.o \
+	src/pg/autowarm_load.o \
+	src/pg/autowarm_status.o
 
 CORE_OBJS = \
 	src/core/bitmap.o \
 	src/core/block_drawing.o \
 	src/core/block_lists.o \
 	src/core/block_residency.o \
-	src/core/bridge.o \
-	src/core/bridge_both_layers.o \
-	src/core/bridge_os_control.o \
+	src/core/bridge_buffer_scan.o \
+	src/core/bridge_common.o \
+	src/core/bridge_maps.o \
+	src/core/bridge_os_jobs.o \
+	src/core/bridge_residency.o \
 	src/core/buffer_scan.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \
@@ -81,7 +89,8 @@ REGRESS = \
 	privileges \
 	snapshots \
 	cold_assertions \
-	metrics
+	metrics \
+	autowarm
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
@@ -127,7 +136,9 @@ endif
 # The core is compiled without the server's include path (no $(CPPFLAGS)),
 # so an #include "postgres.h" there cannot build: the core stays server-free.
 # It keeps the server build's _FORTIFY_SOURCE level (Debian's has one).
-CORE_INCLUDES = -I$(srcdir)/include
+# include/ holds the C ABI only; the core's own headers sit in src/core.
+CORE_INCLUDES = -I$(srcdir)/include -I$(srcdir)/src/core
+CORE_HEADERS = $(wildcard include/pg_cachectl/*.h src/core/*.hpp)
 CORE_HARDENING = $(filter -D_FORTIFY_SOURCE%,$(CPPFLAGS))
 src/core/%.o: src/core/%.cpp
 	$(CXX) $(CXXFLAGS) $(CFLAGS_SL) $(CORE_HARDENING) $(CORE_INCLUDES) -c -o $@ $<
@@ -149,7 +160,7 @@ SANITIZED_DIR = test/unit/sanitized
 SANITIZE_FLAGS = -std=c++20 -g -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=all
 SANITIZED_CORE_OBJS = $(patsubst src/core/%.o,$(SANITIZED_DIR)/%.o,$(CORE_OBJS))
 
-$(SANITIZED_DIR)/%.o: src/core/%.cpp $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp)
+$(SANITIZED_DIR)/%.o: src/core/%.cpp $(CORE_HEADERS)
 	@mkdir -p $(SANITIZED_DIR)
 	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
 
@@ -178,7 +189,7 @@ bench:
 
 
 # PGXS tracks no header dependencies by default.
-$(OBJS): $(wildcard include/pg_cachectl/*.h include/pg_cachectl/*.hpp src/pg/*.h)
+$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*.h)
 $(shlib): src/pg/exports.map
 
 print-regress-tests:

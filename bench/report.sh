@@ -68,6 +68,13 @@ declare -A TITLE=(
     [top_relations]="One scrape: top_relations(10) of a database of many relations: ms"
     [database_status_for_scale]="database_status of the same database, for scale: ms"
     [metrics_floor]="Parts of the scrape's floor: catalog list + pool pass, fincore over the files: ms"
+    [failover_tps]="pgbench -S on the promoted standby, per second: TPS"
+    [reboot_tps]="pgbench -S after a restart with the files dropped from the OS cache, per second: TPS"
+    [first10_share]="Coming back warm: the first 10 s's mean TPS, % of the steady state"
+    [seconds_to_90]="Coming back warm: seconds until 90% of the steady state (3-second mean; never: not within the run)"
+    [snapshot_cpu]="One snapshot() of the whole database: backend CPU, ms"
+    [snapshot_wal]="One snapshot() of the whole database: WAL, kB"
+    [snapshot_wall]="One snapshot() of the whole database: wall time, ms"
 )
 declare -A XNAME=(
     [residency_written]="GiB" [residency_readback]="GiB" [residency_dropped]="GiB" [residency_sparse]="GiB"
@@ -78,7 +85,11 @@ declare -A XNAME=(
     [reload_after_restart]="blocks" [database_status]="tables" [database_status_memory]="tables"
     [database_summary]="relations" [top_relations]="relations" [database_status_for_scale]="relations"
     [metrics_floor]="relations"
+    [failover_tps]="second" [reboot_tps]="second" [first10_share]="event" [seconds_to_90]="event"
+    [snapshot_cpu]="GiB cached" [snapshot_wal]="GiB cached" [snapshot_wall]="GiB cached"
 )
+# Figures drawn only (a column per second): no table, the plot named.
+declare -A PLOT_ONLY=([failover_tps]=autowarm.png [reboot_tps]=autowarm.png)
 # Figures whose first series is pg_cachectl and the others its anchors.
 RATIO_FIGURES=" residency_written residency_readback residency_dropped residency_sparse evict_many prefetch
     prefetch_bandwidth restore_half restore_half_bandwidth os_map_sparse status load_shared
@@ -144,7 +155,8 @@ done
 # The scripts whose results each plot draws (a new plot needs its entry):
 # a plot none of them fed (a BENCH_ONLY run) is left out and said so, not
 # counted as failed.
-declare -A PLOT_SOURCES=([residency]="os_residency" [evict]="evict_sweep" [bandwidth]="os_prefetch both_layers")
+declare -A PLOT_SOURCES=([residency]="os_residency" [evict]="evict_sweep" [bandwidth]="os_prefetch both_layers"
+    [autowarm]="autowarm")
 script_ran() { awk -F'\t' -v b="$1" '$2 == b { found = 1 } END { exit !found }' "$TSV"; }
 PLOTS_NOTE=''
 PLOTS_SKIPPED=''
@@ -204,7 +216,7 @@ MODE=$(info mode)
     echo "## Plots"
     echo
     if [ -z "$PLOTS_NOTE" ]; then
-        for png in residency evict bandwidth; do
+        for png in residency evict bandwidth autowarm; do
             [ -f "$DIR/$png.png" ] && echo "![$png]($png.png)" && echo
         done
         [ -f "$DIR/bandwidth.png" ] &&
@@ -215,13 +227,17 @@ MODE=$(info mode)
         echo
     fi
     echo "## Figures"
-    for bench in os_residency evict evict_sweep os_prefetch both_layers metrics; do
+    for bench in os_residency evict evict_sweep os_prefetch both_layers metrics autowarm; do
         figures=$(awk -F'\t' -v b="$bench" '$1 == b && !seen[$2]++ { print $2 }' "$MEDIANS")
         [ -n "$figures" ] || continue
         echo
         echo "### $bench.sh"
         for figure in $figures; do
             echo
+            if [ -n "${PLOT_ONLY[$figure]:-}" ]; then
+                echo "**${TITLE[$figure]}**: plotted in [${PLOT_ONLY[$figure]}](${PLOT_ONLY[$figure]}) (every second in [data/medians.tsv](data/medians.tsv))."
+                continue
+            fi
             echo "**${TITLE[$figure]:-$figure}** (columns: ${XNAME[$figure]:-x})"
             echo
             figure_table "$bench" "$figure"

@@ -2,7 +2,7 @@
 # pgxn_zip.sh — `make pgxn-zip`: the PGXN source distribution of the committed
 # tree (HEAD), NAME-VERSION.zip with every file under NAME-VERSION/, written
 # to OUTDIR (the top directory by default).  The META.json of HEAD is first
-# checked against the PGXN Meta Spec and the tree it ships with
+# checked against the control file and the tree it ships with
 # (scripts/check_pgxn_meta.pl); nothing is written if it fails.
 #
 #   bash scripts/pgxn_zip.sh [OUTDIR]

@@ -43,8 +43,9 @@ WHERE p.pronamespace = 'cachectl'::regnamespace
   AND p.proname IN ('shared_residency', 'evict', 'evict_relations', 'evict_database', 'evict_all', 'evict_buffer')
 ORDER BY p.proname;
 
--- Nothing runs for PUBLIC but the two catalog-only internals of snapshots
--- (relation_guard_of, snapshot_relations; the schema's USAGE is the gate);
+-- Nothing runs for PUBLIC but what snapshots' policy and internals read as
+-- the querying role, catalog facts only: relation_guard_of,
+-- snapshot_relations (the schema's USAGE is the gate) and system_identifier;
 -- reporting is granted to pg_read_all_stats.
 SELECT p.proname,
        has_function_privilege('public', p.oid, 'EXECUTE') AS public_can_run,

@@ -72,7 +72,7 @@ CREATE FUNCTION cachectl.os_residency_total(
     OUT recently_evicted_pages int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency_total'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
 
 -- Write a relation set back to disk, then drop it from the OS page cache.
 CREATE FUNCTION cachectl.os_drop(
@@ -187,7 +187,7 @@ CREATE FUNCTION cachectl.status(
     OUT both_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_status'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
 
 -- Every relation of the database: size, shared, OS and double-cached bytes.
 CREATE FUNCTION cachectl.database_status(
@@ -225,7 +225,7 @@ CREATE FUNCTION cachectl.cold(
     OUT os_pages_left int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE ROWS 4;
 
 CREATE FUNCTION cachectl.cold_database(
     OUT relations int8,
@@ -277,7 +277,7 @@ CREATE FUNCTION cachectl.os_block_runs(
     OUT block_count int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_block_runs'
-LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 100;
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 100;
 
 -- Internal, for restores: load block runs into the target layer(s).
 CREATE FUNCTION cachectl.prewarm_runs(
@@ -345,7 +345,9 @@ REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.rate_bytes_per_second(float8) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.system_identifier() FROM PUBLIC;
+-- public: the snapshot table's policy compares with it as the querying role
+-- (pg_control_system(), which says the same, is public too)
+GRANT EXECUTE ON FUNCTION cachectl.system_identifier() TO PUBLIC;
 
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
 -- buffers holding its pages, how many are dirty or pinned, their mean usage
@@ -570,9 +572,7 @@ COMMENT ON VIEW cachectl.relation_guard IS
 ALTER TABLE cachectl.snapshot ENABLE ROW LEVEL SECURITY;
 CREATE POLICY snapshot_of_readable_tables ON cachectl.snapshot
     USING (COALESCE(pg_catalog.has_table_privilege(
-        CASE WHEN system_identifier = (SELECT (s.system_identifier::pg_catalog.numeric
-                                               + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::pg_catalog.text
-                                         FROM pg_catalog.pg_control_system() AS s)
+        CASE WHEN system_identifier = cachectl.system_identifier()
              THEN owner_table
              ELSE pg_catalog.to_regclass(owner_table_name)::pg_catalog.oid
         END, 'SELECT'), false))
@@ -582,9 +582,7 @@ CREATE POLICY snapshot_of_readable_tables ON cachectl.snapshot
     -- restore() load a table it may not read, or probe through the primary
     -- key which rows of such tables exist (this check comes first).
     WITH CHECK (COALESCE(pg_catalog.has_table_privilege(owner_table, 'SELECT'), false)
-        AND system_identifier = (SELECT (s.system_identifier::pg_catalog.numeric
-                                         + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::pg_catalog.text
-                                   FROM pg_catalog.pg_control_system() AS s)
+        AND system_identifier = cachectl.system_identifier()
         AND EXISTS (SELECT FROM cachectl.relation_guard AS g
                      WHERE g.relation = snapshot.relation
                        AND g.relation_name = snapshot.relation_name
@@ -631,6 +629,19 @@ DECLARE
     v_os_runs int8multirange[] := '{}';
     v_os_count int8[] := '{}';
     v_os_size int8[] := '{}';
+    -- the shared layer's rows, the same way
+    v_shared_relation oid[];
+    v_shared_fork text[];
+    v_shared_runs int8multirange[];
+    v_shared_count int8[];
+    v_shared_size int8[];
+    -- the rows as they should read now, both layers
+    v_new_relation oid[];
+    v_new_fork text[];
+    v_new_layer text[];
+    v_new_runs int8multirange[];
+    v_new_count int8[];
+    v_new_size int8[];
     v_lock_timeout text;
 BEGIN
     IF v_label IS NULL THEN
@@ -646,9 +657,7 @@ BEGIN
             USING ERRCODE = 'read_only_sql_transaction',
                   HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
     END IF;
-    -- unsigned, as pg_controldata prints it (pg_control_system() is signed)
-    SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
-      INTO v_system_identifier FROM pg_control_system() AS s;
+    v_system_identifier := cachectl.system_identifier();
 
     -- Which relations: the named ones expanded as every relation set is (leaf
     -- partitions; with cascade, TOAST table, TOAST index and indexes; SELECT
@@ -670,7 +679,10 @@ BEGIN
            array_agg(g.relpersistence = 'u' ORDER BY g.relation),
            array_agg(rels IS NOT NULL OR g.relation IN (SELECT o.relid FROM os_cached AS o) ORDER BY g.relation)
       INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
-      FROM cachectl.snapshot_relations(rels, snapshot.cascade) AS g;
+      FROM cachectl.snapshot_relations(rels, snapshot.cascade) AS g
+     -- the whole database but the snapshots themselves: each snapshot changes
+     -- their pages, so the next would always rewrite their rows
+     WHERE rels IS NOT NULL OR g.owner_table <> 'cachectl.snapshot'::regclass;
     v_relation := COALESCE(v_relation, '{}');
 
     -- The OS layer, a relation at a time; one dropped since the catalogs were
@@ -721,71 +733,299 @@ BEGIN
                   HINT = 'pg_locks shows who holds it; take the snapshot again once it is released.';
     END;
 
-    -- Replace the label's rows of these relations (every row the caller can
-    -- see, when it names none): deleted and inserted in one transaction, so
-    -- a reader sees the old snapshot or the new one, never a mix.
-    DELETE FROM cachectl.snapshot AS s
-     WHERE s.label = v_label AND (rels IS NULL OR s.relation = ANY (v_relation));
-
-    INSERT INTO cachectl.snapshot
-    SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
-           m.owner_table, m.owner_table_name, m.relfilenode, o.fork, 'os',
-           GREATEST(o.fork_blocks, upper(o.runs)), o.block_count, o.runs
-      FROM unnest(v_os_relation, v_os_fork, v_os_runs, v_os_count, v_os_size)
-               AS o (relation, fork, runs, block_count, fork_blocks)
-      JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
-               AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
-        ON m.relation = o.relation;
-
-    -- The shared layer: one pass over the buffer pool.
-    INSERT INTO cachectl.snapshot
-    SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
-           m.owner_table, m.owner_table_name, m.relfilenode, b.fork, 'shared',
-           GREATEST(COALESCE(pg_relation_size(m.relation::regclass, b.fork) / v_block_size, 0),
-                    upper(b.runs)),
-           b.block_count, b.runs
+    -- The shared layer: one pass over the buffer pool, gathered as the OS
+    -- layer was.
+    SELECT array_agg(b.relation), array_agg(b.fork), array_agg(b.runs), array_agg(b.block_count),
+           array_agg(GREATEST(COALESCE(pg_relation_size(b.relation::regclass, b.fork) / v_block_size, 0),
+                              upper(b.runs)))
+      INTO v_shared_relation, v_shared_fork, v_shared_runs, v_shared_count, v_shared_size
       FROM (SELECT r.relation::oid AS relation, r.fork,
                    range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs,
                    sum(r.block_count)::int8 AS block_count
               FROM cachectl.shared_block_runs(
                        CASE WHEN rels IS NOT NULL THEN v_relation::regclass[] END) AS r
              GROUP BY 1, 2) AS b
+     WHERE b.relation = ANY (v_relation);
+
+    -- The snapshot's rows, as they should read now.  A named relation with
+    -- nothing cached still gets a row, one with no blocks: the label then
+    -- exists, and restore() of it loads nothing instead of failing with
+    -- "does not exist" (a cron job that snapshots a cold table must not break
+    -- the job that restores it).
+    SELECT array_agg(n.relation), array_agg(n.fork), array_agg(n.layer), array_agg(n.runs),
+           array_agg(n.block_count), array_agg(n.fork_blocks)
+      INTO v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size
+      FROM (SELECT o.relation, o.fork, 'os' AS layer, o.runs, o.block_count,
+                   GREATEST(o.fork_blocks, upper(o.runs)) AS fork_blocks
+              FROM unnest(v_os_relation, v_os_fork, v_os_runs, v_os_count, v_os_size)
+                       AS o (relation, fork, runs, block_count, fork_blocks)
+            UNION ALL
+            SELECT b.relation, b.fork, 'shared', b.runs, b.block_count, b.fork_blocks
+              FROM unnest(v_shared_relation, v_shared_fork, v_shared_runs, v_shared_count, v_shared_size)
+                       AS b (relation, fork, runs, block_count, fork_blocks)
+            UNION ALL
+            SELECT m.relation, 'main', 'os', '{}'::int8multirange, 0,
+                   COALESCE(pg_relation_size(m.relation::regclass, 'main') / v_block_size, 0)
+              FROM unnest(v_relation) AS m (relation)
+             WHERE rels IS NOT NULL
+               AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = m.relation)
+               AND m.relation <> ALL (v_os_relation)
+               AND m.relation <> ALL (COALESCE(v_shared_relation, '{}'))) AS n;
+
+    -- Replace the label's rows of these relations (every row the caller can
+    -- see, when it names none) in this one transaction, so a reader sees the
+    -- old snapshot or the new one, never a mix; a row that would read the
+    -- same is left as it is, so an unchanged cache writes nothing (no row,
+    -- no WAL: the autowarm worker snapshots every few minutes, and every row
+    -- written replicates).
+    DELETE FROM cachectl.snapshot AS s
+     WHERE s.label = v_label AND (rels IS NULL OR s.relation = ANY (v_relation))
+       AND NOT EXISTS (
+           SELECT FROM unnest(v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size)
+                           AS n (relation, fork, layer, runs, block_count, fork_blocks)
+             JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
+                      AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
+               ON m.relation = n.relation
+            WHERE n.relation = s.relation AND n.fork = s.fork AND n.layer = s.layer
+              AND n.runs = s.blocks AND n.block_count = s.block_count AND n.fork_blocks = s.fork_blocks
+              AND m.relation_name = s.relation_name AND m.owner_table = s.owner_table
+              AND m.owner_table_name = s.owner_table_name AND m.relfilenode = s.relfilenode
+              AND s.system_identifier = v_system_identifier);
+
+    INSERT INTO cachectl.snapshot
+    SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
+           m.owner_table, m.owner_table_name, m.relfilenode, n.fork, n.layer,
+           n.fork_blocks, n.block_count, n.runs
+      FROM unnest(v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size)
+               AS n (relation, fork, layer, runs, block_count, fork_blocks)
       JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
                AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
-        ON m.relation = b.relation;
+        ON m.relation = n.relation
+     WHERE NOT EXISTS (SELECT FROM cachectl.snapshot AS s
+                        WHERE s.label = v_label AND s.relation = n.relation
+                          AND s.fork = n.fork AND s.layer = n.layer);
 
-    -- A named relation with nothing cached still gets a row, one with no
-    -- blocks: the label then exists, and restore() of it loads nothing
-    -- instead of failing with "does not exist" (a cron job that snapshots a
-    -- cold table must not break the job that restores it).
-    IF rels IS NOT NULL THEN
-        INSERT INTO cachectl.snapshot
-        SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
-               m.owner_table, m.owner_table_name, m.relfilenode, 'main', 'os',
-               COALESCE(pg_relation_size(m.relation::regclass, 'main') / v_block_size, 0),
-               0, '{}'::int8multirange
-          FROM unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
-                   AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
-         WHERE EXISTS (SELECT FROM pg_class AS c WHERE c.oid = m.relation)
-           AND NOT EXISTS (SELECT FROM cachectl.snapshot AS s
-                            WHERE s.label = v_label AND s.relation = m.relation);
-    END IF;
-
-    SELECT count(DISTINCT s.relation), count(*),
-           COALESCE(sum(s.block_count) FILTER (WHERE s.layer = 'shared'), 0),
-           COALESCE(sum(s.block_count) FILTER (WHERE s.layer = 'os'), 0)
+    SELECT count(DISTINCT n.relation), count(*),
+           COALESCE(sum(n.block_count) FILTER (WHERE n.layer = 'shared'), 0),
+           COALESCE(sum(n.block_count) FILTER (WHERE n.layer = 'os'), 0)
       INTO relations, rows_recorded, shared_blocks, os_blocks
-      FROM cachectl.snapshot AS s
-     WHERE s.label = v_label AND s.taken_at = v_taken_at;
+      FROM unnest(v_new_relation, v_new_layer, v_new_count) AS n (relation, layer, block_count);
 END
 $snapshot$;
 
--- Load a snapshot back into the layers it recorded, a relation and a chunk
--- (a quarter of a second's loading) at a time, committing after each: it never
--- holds a snapshot or a lock for long, so replay on a hot standby need not
--- cancel it.  A procedure, so CALL it outside a transaction block.  Its
--- results are INOUT parameters because a procedure's OUT parameters cannot
--- follow parameters with defaults; what is passed in them is ignored.
+-- What loading a snapshot back means, as a list of chunks: for each of the
+-- label's relations the caller can see (numbered from the one with the fewest
+-- recorded blocks), where it is now (by OID where this
+-- cluster recorded it, remapped by share of the fork when rewritten or
+-- matched by name), or why it is skipped; then its OS runs before its shared
+-- runs (so that the buffer reads find their pages in the page cache), each
+-- clipped to the fork as it is now and cut into chunks of a quarter of a
+-- second's loading at the rate (32 MB at most).  Runs the snapshot had in
+-- shared buffers only carry drop_os_copy.  With missing_only, what is
+-- resident now is left out of the chunks (one pass over the buffer pool, one
+-- OS map per fork).  Internal: restore() and the autowarm worker load what it
+-- plans, a chunk per transaction.
+CREATE FUNCTION cachectl.restore_plan(
+    label text,
+    target text DEFAULT 'both',
+    max_mb_per_sec float8 DEFAULT NULL,
+    missing_only boolean DEFAULT false)
+RETURNS TABLE (
+    relation_number int4,
+    relation_name text,
+    rel regclass,
+    remapped boolean,
+    skip_reason text,
+    fork text,
+    layer text,
+    runs int8multirange,
+    drop_os_copy boolean)
+LANGUAGE plpgsql
+VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp
+AS $restore_plan$
+#variable_conflict use_column
+DECLARE
+    v_label text := restore_plan.label;
+    v_target_layer text := restore_plan.target;
+    v_block_size int8 := current_setting('block_size')::int8;
+    v_rate_bytes float8;
+    v_chunk_blocks int8;
+    v_this_system text := cachectl.system_identifier();
+    v_recovery boolean := pg_is_in_recovery();
+    v_relation record;
+    v_number int4 := 0;
+    v_row record;
+    v_runs int8multirange;
+    v_now_blocks int8;
+    v_os_runs int8multirange;
+    v_resident int8multirange;
+    v_part_runs int8multirange[];
+    v_part_drop boolean[];
+    v_shared_relation oid[];
+    v_shared_fork text[];
+    v_shared_runs int8multirange[];
+BEGIN
+    IF v_label IS NULL OR v_target_layer IS NULL OR missing_only IS NULL THEN
+        RAISE EXCEPTION 'label and target must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    IF v_target_layer NOT IN ('os', 'shared', 'both') THEN
+        RAISE EXCEPTION 'invalid target "%"', v_target_layer
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'Valid targets are "os", "shared" and "both".';
+    END IF;
+    -- the check every action makes (22023), and the rate in bytes per second
+    v_rate_bytes := cachectl.rate_bytes_per_second(max_mb_per_sec);
+    -- a chunk: a quarter of a second's loading at the throttle, 32 MB at
+    -- most (a fraction of a second on an ordinary disk)
+    v_chunk_blocks := CASE WHEN v_rate_bytes IS NULL THEN 32 * 1048576 / v_block_size
+                           ELSE LEAST(32 * 1048576 / v_block_size,
+                                      GREATEST(16, floor(v_rate_bytes / 4 / v_block_size)))::int8
+                      END;
+    IF NOT EXISTS (SELECT FROM cachectl.snapshot AS s WHERE s.label = v_label) THEN
+        RAISE EXCEPTION 'cache snapshot "%" does not exist', v_label
+            USING ERRCODE = 'undefined_object',
+                  HINT = 'A snapshot''s rows are visible only to roles that may SELECT their tables.';
+    END IF;
+    IF missing_only AND v_target_layer <> 'os' THEN
+        -- what shared buffers hold now, of the relations the caller may read: one pass
+        SELECT array_agg(b.relation::oid), array_agg(b.fork), array_agg(b.runs)
+          INTO v_shared_relation, v_shared_fork, v_shared_runs
+          FROM (SELECT r.relation, r.fork,
+                       range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs
+                  FROM cachectl.shared_block_runs(NULL) AS r GROUP BY 1, 2) AS b;
+    END IF;
+
+    -- A label can hold rows of several clusters (a restored dump of another
+    -- one, then a local snapshot() of some relations): an OID means
+    -- something only in the cluster that recorded it.
+    -- The smallest first: most relations are warm soonest (an index before
+    -- its table, which every lookup reads it first).
+    FOR v_relation IN
+        SELECT s.relation, s.relation_name, s.relfilenode, s.system_identifier
+          FROM cachectl.snapshot AS s WHERE s.label = v_label
+         GROUP BY s.relation, s.relation_name, s.relfilenode, s.system_identifier
+         ORDER BY sum(s.block_count), s.relation, s.system_identifier
+    LOOP
+        v_number := v_number + 1;
+        relation_number := v_number;
+        relation_name := v_relation.relation_name;
+        skip_reason := NULL;
+        fork := NULL;
+        layer := NULL;
+        runs := NULL;
+        drop_os_copy := NULL;
+        -- Where is it now?  Recorded by this cluster, by OID (a rewrite gives
+        -- it a new relfilenode: then its blocks are mapped by share), else by
+        -- name.
+        IF v_relation.system_identifier = v_this_system
+           AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = v_relation.relation) THEN
+            rel := v_relation.relation::regclass;
+            remapped := pg_relation_filenode(rel) IS DISTINCT FROM v_relation.relfilenode;
+        ELSE
+            rel := to_regclass(v_relation.relation_name);
+            remapped := true;
+        END IF;
+        IF rel IS NULL THEN
+            skip_reason := 'dropped since the snapshot';
+        ELSIF v_recovery
+              AND (SELECT c.relpersistence FROM pg_class AS c WHERE c.oid = rel) IS DISTINCT FROM 'p' THEN
+            skip_reason := 'unlogged relations cannot be read during recovery';
+        END IF;
+        IF skip_reason IS NOT NULL THEN
+            RETURN NEXT;
+            CONTINUE;
+        END IF;
+
+        FOR v_row IN
+            SELECT s.fork, s.layer, s.fork_blocks, s.blocks
+              FROM cachectl.snapshot AS s
+             WHERE s.label = v_label AND s.relation = v_relation.relation
+               AND s.system_identifier = v_relation.system_identifier
+               AND (v_target_layer = 'both' OR s.layer = v_target_layer)
+             ORDER BY s.layer = 'shared', s.fork
+        LOOP
+            v_now_blocks := COALESCE(pg_relation_size(rel, v_row.fork) / v_block_size, 0);
+            IF remapped THEN
+                -- the same share of the fork, at the same relative place
+                SELECT range_agg(int8range(floor(lower(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8,
+                                           ceil(upper(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8))
+                  INTO v_runs
+                  FROM unnest(v_row.blocks) AS r
+                 WHERE v_row.fork_blocks > 0;
+            ELSE
+                v_runs := v_row.blocks;
+            END IF;
+            -- the fork's end (the share of a run ending at fork_blocks ends there)
+            v_runs := v_runs * int8multirange(int8range(0, v_now_blocks));
+            CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
+            IF missing_only THEN
+                IF v_row.layer = 'os' THEN
+                    SELECT range_agg(int8range(m.first_block, m.first_block + m.block_count))
+                      INTO v_resident
+                      FROM cachectl.os_block_runs(rel, v_row.fork) AS m;
+                ELSE
+                    SELECT u.runs INTO v_resident
+                      FROM unnest(v_shared_relation, v_shared_fork, v_shared_runs) AS u (relation, fork, runs)
+                     WHERE u.relation = rel AND u.fork = v_row.fork;
+                END IF;
+                v_runs := v_runs - COALESCE(v_resident, '{}'::int8multirange);
+                CONTINUE WHEN isempty(v_runs);
+            END IF;
+            -- Reading into shared buffers brings each block into the OS cache
+            -- too: blocks the snapshot had in shared buffers only are loaded
+            -- with their OS copy dropped, so both layers come back as they were.
+            v_part_runs := ARRAY[v_runs];
+            v_part_drop := ARRAY[false];
+            IF v_target_layer = 'both' AND v_row.layer = 'shared' AND NOT remapped THEN
+                v_os_runs := COALESCE((SELECT s.blocks FROM cachectl.snapshot AS s
+                                        WHERE s.label = v_label AND s.relation = v_relation.relation
+                                          AND s.system_identifier = v_relation.system_identifier
+                                          AND s.fork = v_row.fork AND s.layer = 'os'),
+                                      '{}'::int8multirange);
+                v_part_runs := ARRAY[v_runs * v_os_runs, v_runs - v_os_runs];
+                v_part_drop := ARRAY[false, true];
+            END IF;
+            fork := v_row.fork;
+            layer := v_row.layer;
+            FOR v_part IN 1 .. array_length(v_part_runs, 1) LOOP
+                CONTINUE WHEN isempty(v_part_runs[v_part]);
+                drop_os_copy := v_part_drop[v_part];
+                -- chunks of v_chunk_blocks blocks (a run longer than that is cut)
+                FOR runs IN
+                    SELECT range_agg(q.piece ORDER BY lower(q.piece))
+                      FROM (SELECT p.piece,
+                                   -- sum() of int8 is numeric: back to int8, so that
+                                   -- the division is whole and pieces share a chunk
+                                   ((sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)))::int8 - 1)
+                                       / v_chunk_blocks AS part
+                              FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
+                                      FROM unnest(v_part_runs[v_part]) AS r,
+                                           generate_series(lower(r), upper(r) - 1, v_chunk_blocks) AS b) AS p
+                           ) AS q
+                     GROUP BY q.part ORDER BY q.part
+                LOOP
+                    RETURN NEXT;
+                END LOOP;
+            END LOOP;
+        END LOOP;
+        -- a relation with nothing left to load still has its row (restore()
+        -- counts it warmed)
+        IF fork IS NULL THEN
+            RETURN NEXT;
+        END IF;
+    END LOOP;
+END
+$restore_plan$;
+
+-- Load a snapshot back into the layers it recorded, a chunk at a time (a
+-- quarter of a second's loading, as restore_plan() cut them), committing
+-- after each: it never holds a snapshot or a lock for long, so replay on a
+-- hot standby need not cancel it.  A procedure, so CALL it outside a
+-- transaction block.  Its results are INOUT parameters because a
+-- procedure's OUT parameters cannot follow parameters with defaults; what is
+-- passed in them is ignored.
 CREATE PROCEDURE cachectl.restore(
     label text DEFAULT 'default',
     target text DEFAULT 'both',
@@ -803,220 +1043,93 @@ DECLARE
     -- No SET clause (it would forbid COMMIT): a COMMIT ends the transaction's
     -- search path, so the first statement after each one sets it again,
     -- before any expression is planned under the caller's path (where an
-    -- overload made by another role, e.g. array_length(int8multirange[], int)
-    -- in a schema named after the caller, would beat a polymorphic built-in).
+    -- overload made by another role would beat a built-in).
     v_label pg_catalog.text := restore.label;
     v_started pg_catalog.timestamptz := pg_catalog.clock_timestamp();
     v_last_notice pg_catalog.timestamptz := pg_catalog.clock_timestamp();
     v_progress pg_catalog.bool;
-    v_block_size pg_catalog.int8;
-    v_chunk_blocks pg_catalog.int8;
-    v_rate_bytes pg_catalog.float8;
-    v_by_block pg_catalog.bool;
     v_this_system pg_catalog.text;
-    v_system pg_catalog.text[];
-    v_relation pg_catalog.oid[];
-    v_relation_name pg_catalog.text[];
-    v_filenode pg_catalog.oid[];
-    v_index pg_catalog.int4;
+    v_systems pg_catalog.text[];
     v_count pg_catalog.int4;
-    v_target pg_catalog.regclass;
-    v_remapped pg_catalog.bool;
-    v_gone pg_catalog.bool;
-    v_row record;
-    v_runs pg_catalog.int8multirange;
-    v_now_blocks pg_catalog.int8;
-    v_task_fork pg_catalog.text[];
-    v_task_layer pg_catalog.text[];
-    v_task_runs pg_catalog.int8multirange[];
-    v_task_drop pg_catalog.bool[];
-    v_os_runs pg_catalog.int8multirange;
-    v_part_runs pg_catalog.int8multirange[];
-    v_part_drop pg_catalog.bool[];
-    v_part pg_catalog.int4;
-    v_task pg_catalog.int4;
+    v_chunk record;
+    v_current pg_catalog.int4 := 0;
+    v_gone pg_catalog.bool := false;
     v_loaded record;
 BEGIN
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-    IF v_label IS NULL OR target IS NULL THEN
-        RAISE EXCEPTION 'label and target must not be null'
-            USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF target NOT IN ('os', 'shared', 'both') THEN
-        RAISE EXCEPTION 'invalid target "%"', target
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Valid targets are "os", "shared" and "both".';
-    END IF;
-    -- the check every action makes (22023), and the rate in bytes per second
-    v_rate_bytes := cachectl.rate_bytes_per_second(max_mb_per_sec);
-    v_progress := COALESCE(current_setting('cachectl.progress', true), 'off') IN ('on', 'true');
-    v_block_size := current_setting('block_size')::int8;
-    -- a chunk: a quarter of a second's loading at the throttle, 32 MB at
-    -- most (a fraction of a second on an ordinary disk)
-    v_chunk_blocks := CASE WHEN v_rate_bytes IS NULL THEN 32 * 1048576 / v_block_size
-                           ELSE LEAST(32 * 1048576 / v_block_size,
-                                      GREATEST(16, floor(v_rate_bytes / 4 / v_block_size)))::int8
-                      END;
     relations_warmed := 0;
     relations_skipped := 0;
     relations_remapped := 0;
     shared_blocks_loaded := 0;
     os_blocks_loaded := 0;
+    v_progress := COALESCE(current_setting('cachectl.progress', true), 'off') IN ('on', 'true');
 
-    -- The snapshot's relations that the caller can see, each with the
-    -- cluster that recorded it: a label can hold rows of several (a restored
-    -- dump of another cluster, then a local snapshot() of some relations), and
-    -- an OID means something only in the cluster that recorded it.
-    SELECT array_agg(r.relation ORDER BY r.relation, r.system_identifier),
-           array_agg(r.relation_name ORDER BY r.relation, r.system_identifier),
-           array_agg(r.relfilenode ORDER BY r.relation, r.system_identifier),
-           array_agg(r.system_identifier ORDER BY r.relation, r.system_identifier)
-      INTO v_relation, v_relation_name, v_filenode, v_system
-      FROM (SELECT DISTINCT s.relation, s.relation_name, s.relfilenode, s.system_identifier
-              FROM cachectl.snapshot AS s WHERE s.label = v_label) AS r;
-    IF v_relation IS NULL THEN
-        RAISE EXCEPTION 'cache snapshot "%" does not exist', v_label
-            USING ERRCODE = 'undefined_object',
-                  HINT = 'A snapshot''s rows are visible only to roles that may SELECT their tables.';
-    END IF;
-    SELECT (s.system_identifier::numeric + CASE WHEN s.system_identifier < 0 THEN 18446744073709551616 ELSE 0 END)::text
-      INTO v_this_system FROM pg_control_system() AS s;
-    matched_by := CASE WHEN v_this_system = ALL (v_system) THEN 'block'
-                       WHEN v_this_system <> ALL (v_system) THEN 'name'
-                       ELSE 'mixed' END;
-    IF matched_by = 'name' THEN
-        RAISE NOTICE 'cache snapshot "%" was taken by another cluster: relations are matched by name, blocks by their share of each fork', v_label;
-    ELSIF matched_by = 'mixed' THEN
-        RAISE NOTICE 'cache snapshot "%" holds rows taken by another cluster: their relations are matched by name, blocks by their share of each fork', v_label;
-    END IF;
-    v_count := array_length(v_relation, 1);
-    COMMIT;
-    PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-
-    FOR v_index IN 1 .. v_count LOOP
+    -- The chunks, planned in one statement (its checks of the arguments come first).
+    FOR v_chunk IN
+        SELECT * FROM cachectl.restore_plan(v_label, target, max_mb_per_sec) AS p
+         ORDER BY p.relation_number
+    LOOP
         PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-        -- Where is it now?  Recorded by this cluster, by OID (a rewrite gives
-        -- it a new relfilenode: then its blocks are mapped by share), else by
-        -- name.
-        v_by_block := v_system[v_index] = v_this_system;
-        IF v_by_block AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = v_relation[v_index]) THEN
-            v_target := v_relation[v_index]::regclass;
-            v_remapped := pg_relation_filenode(v_target) IS DISTINCT FROM v_filenode[v_index];
-        ELSE
-            v_target := to_regclass(v_relation_name[v_index]);
-            v_remapped := true;
+        IF v_current = 0 THEN
+            -- before the first chunk: which clusters recorded the label's rows
+            v_this_system := cachectl.system_identifier();
+            SELECT array_agg(DISTINCT s.system_identifier),
+                   count(DISTINCT (s.relation, s.system_identifier))
+              INTO v_systems, v_count
+              FROM cachectl.snapshot AS s WHERE s.label = v_label;
+            matched_by := CASE WHEN v_this_system = ALL (v_systems) THEN 'block'
+                               WHEN v_this_system <> ALL (v_systems) THEN 'name'
+                               ELSE 'mixed' END;
+            IF matched_by = 'name' THEN
+                RAISE NOTICE 'cache snapshot "%" was taken by another cluster: relations are matched by name, blocks by their share of each fork', v_label;
+            ELSIF matched_by = 'mixed' THEN
+                RAISE NOTICE 'cache snapshot "%" holds rows taken by another cluster: their relations are matched by name, blocks by their share of each fork', v_label;
+            END IF;
         END IF;
-        IF v_target IS NULL THEN
-            RAISE NOTICE 'skipping relation %: dropped since the snapshot', v_relation_name[v_index];
-            relations_skipped := relations_skipped + 1;
-            COMMIT;
-            CONTINUE;
-        END IF;
-        IF pg_is_in_recovery()
-           AND (SELECT c.relpersistence FROM pg_class AS c WHERE c.oid = v_target) IS DISTINCT FROM 'p' THEN
-            RAISE NOTICE 'skipping relation %: unlogged relations cannot be read during recovery',
-                v_relation_name[v_index];
-            relations_skipped := relations_skipped + 1;
-            COMMIT;
-            CONTINUE;
-        END IF;
-
-        -- What to load, as chunks: the OS rows first, so that the shared
-        -- reads then come from the page cache.
-        v_task_fork := '{}';
-        v_task_layer := '{}';
-        v_task_runs := '{}';
-        v_task_drop := '{}';
-        FOR v_row IN
-            SELECT s.fork, s.layer, s.fork_blocks, s.blocks
-              FROM cachectl.snapshot AS s
-             WHERE s.label = v_label AND s.relation = v_relation[v_index]
-               AND s.system_identifier = v_system[v_index]
-               AND (target = 'both' OR s.layer = target)
-             ORDER BY s.layer = 'shared', s.fork
-        LOOP
-            v_now_blocks := COALESCE(pg_relation_size(v_target, v_row.fork) / v_block_size, 0);
-            IF v_remapped THEN
-                -- the same share of the fork, at the same relative place
-                SELECT range_agg(int8range(floor(lower(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8,
-                                           ceil(upper(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8))
-                  INTO v_runs
-                  FROM unnest(v_row.blocks) AS r
-                 WHERE v_row.fork_blocks > 0;
-                -- the fork's end (the share of a run ending at fork_blocks ends there)
-                v_runs := v_runs * int8multirange(int8range(0, v_now_blocks));
+        IF v_chunk.relation_number <> v_current THEN
+            -- the previous relation is done
+            IF v_current > 0 THEN
+                IF v_gone THEN
+                    relations_skipped := relations_skipped + 1;
+                END IF;
+            END IF;
+            v_current := v_chunk.relation_number;
+            v_gone := false;
+            IF v_chunk.skip_reason IS NOT NULL THEN
+                RAISE NOTICE 'skipping relation %: %', v_chunk.relation_name, v_chunk.skip_reason;
+                relations_skipped := relations_skipped + 1;
             ELSE
-                v_runs := v_row.blocks * int8multirange(int8range(0, v_now_blocks));
+                relations_warmed := relations_warmed + 1;
+                IF v_chunk.remapped THEN
+                    relations_remapped := relations_remapped + 1;
+                END IF;
             END IF;
-            CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
-            -- Reading into shared buffers brings each block into the OS cache
-            -- too: blocks the snapshot had in shared buffers only are loaded
-            -- with their OS copy dropped, so both layers come back as they were.
-            v_part_runs := ARRAY[v_runs];
-            v_part_drop := ARRAY[false];
-            IF target = 'both' AND v_row.layer = 'shared' AND NOT v_remapped THEN
-                v_os_runs := COALESCE((SELECT s.blocks FROM cachectl.snapshot AS s
-                                        WHERE s.label = v_label AND s.relation = v_relation[v_index]
-                                          AND s.system_identifier = v_system[v_index]
-                                          AND s.fork = v_row.fork AND s.layer = 'os'),
-                                      '{}'::int8multirange);
-                v_part_runs := ARRAY[v_runs * v_os_runs, v_runs - v_os_runs];
-                v_part_drop := ARRAY[false, true];
+            IF v_progress AND clock_timestamp() - v_last_notice >= interval '1 second' THEN
+                RAISE NOTICE 'restoring cache snapshot "%": % of % relations', v_label, v_current, v_count;
+                v_last_notice := clock_timestamp();
             END IF;
-            FOR v_part IN 1 .. array_length(v_part_runs, 1) LOOP
-                CONTINUE WHEN isempty(v_part_runs[v_part]);
-                SELECT v_task_fork || array_agg(v_row.fork),
-                       v_task_layer || array_agg(v_row.layer),
-                       v_task_runs || array_agg(c.chunk ORDER BY c.part),
-                       v_task_drop || array_agg(v_part_drop[v_part])
-                  INTO v_task_fork, v_task_layer, v_task_runs, v_task_drop
-                  FROM (SELECT q.part, range_agg(q.piece) AS chunk
-                          FROM (SELECT p.piece,
-                                       -- sum() of int8 is numeric: back to int8, so that
-                                       -- the division is whole and pieces share a chunk
-                                       ((sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)))::int8 - 1)
-                                           / v_chunk_blocks AS part
-                                  FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
-                                          FROM unnest(v_part_runs[v_part]) AS r,
-                                               generate_series(lower(r), upper(r) - 1, v_chunk_blocks) AS b) AS p
-                               ) AS q
-                         GROUP BY q.part) AS c;
-            END LOOP;
-        END LOOP;
+        END IF;
+        CONTINUE WHEN v_chunk.skip_reason IS NOT NULL OR v_chunk.fork IS NULL OR v_gone;
+        BEGIN
+            SELECT * INTO v_loaded
+              FROM cachectl.prewarm_runs(v_chunk.rel, v_chunk.fork, v_chunk.runs,
+                                         v_chunk.layer, max_mb_per_sec, v_chunk.drop_os_copy);
+            shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
+            os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
+        EXCEPTION WHEN undefined_table THEN
+            RAISE NOTICE 'skipping relation %: dropped meanwhile', v_chunk.relation_name;
+            v_gone := true;
+            relations_warmed := relations_warmed - 1;
+            IF v_chunk.remapped THEN
+                relations_remapped := relations_remapped - 1;
+            END IF;
+        END;
+        -- the relation's lock and the snapshot go with each chunk
         COMMIT;
-        PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-
-        v_gone := false;
-        FOR v_task IN 1 .. COALESCE(array_length(v_task_runs, 1), 0) LOOP
-            BEGIN
-                SELECT * INTO v_loaded
-                  FROM cachectl.prewarm_runs(v_target, v_task_fork[v_task], v_task_runs[v_task],
-                                             v_task_layer[v_task], max_mb_per_sec, v_task_drop[v_task]);
-                shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
-                os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
-            EXCEPTION WHEN undefined_table THEN
-                v_gone := true;
-            END;
-            -- the relation's lock and the snapshot go with each chunk
-            COMMIT;
-            PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
-            EXIT WHEN v_gone;
-        END LOOP;
-        IF v_gone THEN
-            RAISE NOTICE 'skipping relation %: dropped meanwhile', v_relation_name[v_index];
-            relations_skipped := relations_skipped + 1;
-        ELSE
-            relations_warmed := relations_warmed + 1;
-            IF v_remapped THEN
-                relations_remapped := relations_remapped + 1;
-            END IF;
-        END IF;
-        IF v_progress AND clock_timestamp() - v_last_notice >= interval '1 second' THEN
-            RAISE NOTICE 'restoring cache snapshot "%": % of % relations', v_label, v_index, v_count;
-            v_last_notice := clock_timestamp();
-        END IF;
     END LOOP;
-    -- (the last relation may have ended with COMMIT; CONTINUE)
+    IF v_gone THEN
+        relations_skipped := relations_skipped + 1;
+    END IF;
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
 
     seconds := round(extract(epoch FROM clock_timestamp() - v_started)::numeric, 3)::float8;
@@ -1033,11 +1146,14 @@ GRANT SELECT ON TABLE cachectl.snapshot TO pg_read_all_stats;
 -- Actions: superuser only until granted.
 REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
 REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) FROM PUBLIC;
 
 COMMENT ON TABLE cachectl.snapshot IS
     'Cache snapshots: per label, relation, fork and layer, the blocks cached when cachectl.snapshot() ran, as runs of 8 kB block numbers; pg_read_all_stats may SELECT it, and sees only the rows of tables it may SELECT.';
 COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
     'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
+COMMENT ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) IS
+    'Internal to restore() and the autowarm worker: the chunks (8 kB block runs per relation, fork and layer) that load a cache snapshot back, or why a relation is skipped; superuser until granted.';
 COMMENT ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) IS
     'Loads a cache snapshot back into shared buffers and/or the OS page cache a relation and a chunk at a time, committing after each (so it works on a hot standby), counting relations and 8 kB blocks; superuser until granted, with SELECT on cachectl.snapshot and on the tables.';
 
@@ -1093,3 +1209,46 @@ REVOKE ALL ON FUNCTION cachectl.top_relations(int4) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.database_summary() TO pg_read_all_stats;
 GRANT SELECT ON cachectl.database_summary TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION cachectl.top_relations(int4) TO pg_read_all_stats;
+
+-- ---------------------------------------------------------------------------
+-- Autowarm: the background worker (shared_preload_libraries = 'pg_cachectl',
+-- cachectl.autowarm = on) that records the cache on a primary and loads it
+-- back at start and on standbys, and what it reports.
+-- ---------------------------------------------------------------------------
+
+CREATE FUNCTION cachectl.autowarm_status(
+    OUT database text,
+    OUT role text,
+    OUT state text,
+    OUT pid int4,
+    OUT last_snapshot_at timestamptz,
+    OUT last_snapshot_rows_written int8,
+    OUT last_snapshot_wal_bytes int8,
+    OUT last_snapshot_seconds float8,
+    OUT last_load_started timestamptz,
+    OUT last_load_finished timestamptz,
+    OUT last_load_shared_blocks int8,
+    OUT last_load_os_blocks int8,
+    OUT last_load_relations_skipped int8,
+    OUT last_load_seconds float8,
+    OUT snapshots_taken int8,
+    OUT loads_done int8,
+    OUT failures int8,
+    OUT last_error text,
+    OUT last_error_at timestamptz)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_autowarm_status'
+LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+
+CREATE VIEW cachectl.autowarm_status AS
+SELECT * FROM cachectl.autowarm_status();
+
+COMMENT ON FUNCTION cachectl.autowarm_status() IS
+    'The autowarm worker of each database: role, state, the last snapshot (rows and bytes of WAL written) and load (8 kB blocks per layer, relations skipped), failures; pg_monitor may call it.';
+COMMENT ON VIEW cachectl.autowarm_status IS
+    'The autowarm worker of each database (cachectl.autowarm_status()); readable by pg_monitor.';
+
+REVOKE ALL ON FUNCTION cachectl.autowarm_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.autowarm_status() TO pg_monitor;
+REVOKE ALL ON cachectl.autowarm_status FROM PUBLIC;
+GRANT SELECT ON cachectl.autowarm_status TO pg_monitor;

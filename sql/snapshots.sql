@@ -244,6 +244,7 @@ GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                           cachectl.os_block_runs(regclass, text),
                           cachectl.database_status(),
                           cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
+                          cachectl.restore_plan(text, text, float8, boolean),
                           cachectl.rate_bytes_per_second(float8)
       TO regress_snap_operator;
 GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
@@ -268,6 +269,8 @@ SELECT DISTINCT relation_name FROM cachectl.snapshot WHERE label = 'guarded' ORD
 RESET ROLE;
 -- an operator granted the functions and the table's rights: works on what
 -- it may read, is refused the rest, and replaces only the rows it can see
+-- (each row made stale first: a row that would read the same is kept)
+UPDATE cachectl.snapshot SET fork_blocks = fork_blocks + 1 WHERE label = 'guarded';
 SET ROLE regress_snap_operator;
 SELECT relations FROM cachectl.snapshot('guarded', ARRAY['snap_t'::regclass]);
 SELECT * FROM cachectl.snapshot('guarded', ARRAY['snap_secret'::regclass]);
@@ -367,6 +370,7 @@ REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                        cachectl.shared_block_runs(regclass[]),
                        cachectl.os_block_runs(regclass, text),
                        cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
+                       cachectl.restore_plan(text, text, float8, boolean),
                        cachectl.rate_bytes_per_second(float8)
        FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;

@@ -1,7 +1,7 @@
 // bitmap.cpp — bit strings in varbit order: test, set, count, runs.
-#include "pg_cachectl/bitmap.hpp"
+#include "bitmap.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <bit>

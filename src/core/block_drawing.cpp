@@ -1,7 +1,7 @@
 // block_drawing.cpp — block maps as strips of characters.
-#include "pg_cachectl/block_drawing.hpp"
+#include "block_drawing.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 namespace pg_cachectl {
 

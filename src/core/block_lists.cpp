@@ -1,8 +1,8 @@
 // block_lists.cpp — block lists against maps, as runs, and drawn in two layers.
-#include "pg_cachectl/block_lists.hpp"
+#include "block_lists.hpp"
 
-#include "pg_cachectl/block_drawing.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "block_drawing.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <array>

@@ -1,12 +1,12 @@
 // block_residency.cpp — the OS residency of chosen blocks, run by run.
-#include "pg_cachectl/block_residency.hpp"
+#include "block_residency.hpp"
 
-#include "pg_cachectl/block_lists.hpp"
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/fork_prefetch.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "block_lists.hpp"
+#include "core_errors.hpp"
+#include "fork_prefetch.hpp"
+#include "os_page_cache.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <algorithm>
 #include <cerrno>

@@ -1,7 +1,7 @@
 // buffer_scan.cpp — the wanted set of a buffer-pool pass and its tallies.
-#include "pg_cachectl/buffer_scan.hpp"
+#include "buffer_scan.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 
@@ -61,7 +61,7 @@ bool BufferScan::count_resident_block(int slot, std::uint32_t block, bool dirty,
     }
 }
 
-const std::vector<std::uint32_t> &BufferScan::blocks_of(std::uint32_t relation_id, int fork) const {
+const std::vector<std::uint32_t> &BufferScan::blocks_of(std::uint32_t relation_id, int fork) const noexcept {
     static const std::vector<std::uint32_t> none;
     auto found = slot_of_row_.find(std::make_pair(relation_id, fork));
     if (found == slot_of_row_.end() || found->second >= blocks_.size())

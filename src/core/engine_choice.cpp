@@ -1,8 +1,8 @@
 // engine_choice.cpp — resolving cachectl.os_engine for one open file.
-#include "pg_cachectl/engine_choice.hpp"
+#include "engine_choice.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
 
 #include <optional>
 
@@ -12,7 +12,7 @@ Engine choose_engine(EngineChoice choice, int fd) {
     if (choice == EngineChoice::mincore)
         return Engine::mincore;
 
-    // The shim probes once on a file the server owns (bridge.h); without that
+    // The shim probes once on a file the server owns (bridge_common.h); without that
     // probe, this file's own answer is the best there is.
     std::optional<CachestatSupport> support = remembered_cachestat_support();
     if (!support)
@@ -20,9 +20,9 @@ Engine choose_engine(EngineChoice choice, int fd) {
 
     if (choice == EngineChoice::cachestat) {
         if (*support == CachestatSupport::missing)
-            throw NotSupported("cachestat is not available: this kernel lacks it (Linux 6.5 or later has it)");
+            throw NotSupported(Unsupported::cachestat_missing);
         if (*support == CachestatSupport::filtered)
-            throw NotSupported("cachestat is not available: a seccomp filter refuses it");
+            throw NotSupported(Unsupported::cachestat_filtered);
         return Engine::cachestat;
     }
     if (*support == CachestatSupport::available && !cachestat_unreliable_on(fd))

@@ -1,5 +1,5 @@
 // file_calls.cpp — the real page-cache system calls, and their replacement.
-#include "pg_cachectl/file_calls.hpp"
+#include "file_calls.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

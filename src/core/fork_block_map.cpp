@@ -1,9 +1,9 @@
 // fork_block_map.cpp — segments, windows, cachestat classification, mincore.
-#include "pg_cachectl/fork_block_map.hpp"
+#include "fork_block_map.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
+#include "segment_math.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -32,7 +32,7 @@ ForkBlockMap::ForkBlockMap(BitmapView map, std::string base_path, std::int64_t s
 ForkBlockMap::Cached ForkBlockMap::cached_in(std::int64_t offset, std::int64_t length) const {
     std::optional<CacheCounts> counts = cachestat_range(fd_.get(), offset, length, nullptr);
     if (!counts)
-        throw SystemError(EPERM, "cachestat failed").on_file(path_);
+        throw SystemError(EPERM, SystemCall::cachestat).on_file(path_);
     if (counts->cached == 0)
         return Cached::none;
     return counts->cached >= pages_spanned(length, page_size_) ? Cached::all : Cached::some;
@@ -113,7 +113,7 @@ bool ForkBlockMap::next_window() {
         }
         struct stat file_status {};
         if (::fstat(fd_.get(), &file_status) != 0)
-            throw SystemError(errno, "fstat failed").on_file(path_);
+            throw SystemError(errno, SystemCall::stat).on_file(path_);
         const std::int64_t file_size = static_cast<std::int64_t>(file_status.st_size);
         const std::int64_t blocks_in_map = std::min(file_size / block_size_, map_.size() - segment_first_block);
         segment_size_ = blocks_in_map * block_size_;
@@ -137,13 +137,10 @@ bool ForkBlockMap::next_window() {
     return last_segment_;
 }
 
-bool ForkBlockMap::run(const volatile std::sig_atomic_t *cancel_flag) {
-    while (!done_) {
+bool ForkBlockMap::step() {
+    if (!done_)
         done_ = next_window();
-        if (!done_ && cancel_flag != nullptr && *cancel_flag != 0)
-            return false;
-    }
-    return true;
+    return done_;
 }
 
 } // namespace pg_cachectl

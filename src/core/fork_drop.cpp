@@ -1,9 +1,9 @@
 // fork_drop.cpp — write back, fsync, DONTNEED, one segment file at a time.
-#include "pg_cachectl/fork_drop.hpp"
+#include "fork_drop.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "segment_math.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -52,7 +52,7 @@ ForkDrop::Step ForkDrop::step() {
         }
         struct stat file_status {};
         if (::fstat(fd_.get(), &file_status) != 0)
-            throw SystemError(errno, "fstat failed").on_file(path_);
+            throw SystemError(errno, SystemCall::stat).on_file(path_);
         size_ = static_cast<std::int64_t>(file_status.st_size);
         last_segment_ = size_ < segment_bytes_;
         offset_ = 0;

@@ -1,9 +1,9 @@
 // fork_files.cpp — a fork's size from the sizes of its segment files.
-#include "pg_cachectl/fork_files.hpp"
+#include "fork_files.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <cerrno>
 #include <sys/stat.h>
@@ -19,7 +19,7 @@ std::optional<std::int64_t> fork_size_bytes(const std::string &base_path, std::i
         struct stat file_status {};
         if (::stat(path.c_str(), &file_status) != 0) {
             if (errno != ENOENT)
-                throw SystemError(errno, "stat failed").on_file(path);
+                throw SystemError(errno, SystemCall::stat).on_file(path);
             if (segment == 0)
                 return std::nullopt;
             return total;

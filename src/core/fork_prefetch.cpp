@@ -1,11 +1,11 @@
 // fork_prefetch.cpp — plan, advise in measured chunks, wait with mincore.
-#include "pg_cachectl/fork_prefetch.hpp"
+#include "fork_prefetch.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/segment_math.hpp"
-#include "pg_cachectl/storage_facts.hpp"
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "os_page_cache.hpp"
+#include "segment_math.hpp"
+#include "storage_facts.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -90,7 +90,7 @@ void ForkPrefetch::plan_next_segment() {
             finish_plan(segment_first_block);
             return;
         }
-        throw SystemError(errno, "stat failed").on_file(path);
+        throw SystemError(errno, SystemCall::stat).on_file(path);
     }
     check_relation_file(path, file_status); // a FIFO, a device, another user's file: refused
     const std::int64_t size = static_cast<std::int64_t>(file_status.st_size);
@@ -152,15 +152,15 @@ int ForkPrefetch::segment_fd(std::size_t planned_index) {
     const std::string &path = planned_segments_[planned_index].path;
     try {
         open_fd_ = open_relation_file(path);
+        open_index_ = planned_index;
+        measure_with_cachestat_ = choose_engine(options_.engine, open_fd_.get()) == Engine::cachestat;
+        if (options_.cap_bytes <= 0) {
+            // Every segment of a fork lives in one directory, so on one device.
+            options_.cap_bytes = std::max(willneed_cap_bytes(open_fd_.get()), page_size_);
+            filesystem_ = filesystem_kind(open_fd_.get());
+        }
     } catch (const SystemError &error) {
         throw error.on_file(path);
-    }
-    open_index_ = planned_index;
-    measure_with_cachestat_ = choose_engine(options_.engine, open_fd_.get()) == Engine::cachestat;
-    if (options_.cap_bytes <= 0) {
-        // Every segment of a fork lives in one directory, so on one device.
-        options_.cap_bytes = std::max(willneed_cap_bytes(open_fd_.get()), page_size_);
-        caveat_ = advice_caveat(filesystem_kind(open_fd_.get()));
     }
     return open_fd_.get();
 }
@@ -172,7 +172,7 @@ std::int64_t ForkPrefetch::queued_prefix_pages(int fd, const PageRange &advised)
         std::optional<CacheCounts> counts =
             cachestat_range(fd, advised.first * page_size_, pages * page_size_, nullptr);
         if (!counts)
-            throw SystemError(EPERM, "cachestat failed");
+            throw SystemError(EPERM, SystemCall::cachestat, planned_segments_[advise_segment_].path);
         return counts->cached;
     };
     if (cached_in(advised.count) >= advised.count)
@@ -216,8 +216,7 @@ ForkPrefetch::Step ForkPrefetch::advise_next_chunk() {
         file_calls().fadvise(fd, advised.first * page_size_, advised.count * page_size_, POSIX_FADV_WILLNEED);
     ++willneed_calls_;
     if (error_number != 0)
-        throw SystemError(error_number, "posix_fadvise(WILLNEED) failed")
-            .on_file(planned_segments_[advise_segment_].path);
+        throw SystemError(error_number, SystemCall::fadvise_willneed).on_file(planned_segments_[advise_segment_].path);
 
     std::int64_t advanced = advised.count;
     if (measure_with_cachestat_) {
@@ -237,7 +236,8 @@ ForkPrefetch::Step ForkPrefetch::advise_next_chunk() {
     return Step{};
 }
 
-void ForkPrefetch::advise_pages(int fd, const PageRange &pages) {
+void ForkPrefetch::advise_pages(std::size_t planned_index, const PageRange &pages) {
+    const int fd = segment_fd(planned_index);
     const std::int64_t chunk_pages = std::max<std::int64_t>(1, options_.cap_bytes / page_size_);
     for (std::int64_t done = 0; done < pages.count; done += chunk_pages) {
         const std::int64_t count = std::min(chunk_pages, pages.count - done);
@@ -245,7 +245,7 @@ void ForkPrefetch::advise_pages(int fd, const PageRange &pages) {
             file_calls().fadvise(fd, (pages.first + done) * page_size_, count * page_size_, POSIX_FADV_WILLNEED);
         ++willneed_calls_;
         if (error_number != 0)
-            throw SystemError(error_number, "posix_fadvise(WILLNEED) failed");
+            throw SystemError(error_number, SystemCall::fadvise_willneed, planned_segments_[planned_index].path);
     }
 }
 
@@ -273,7 +273,11 @@ void ForkPrefetch::poll_pending() {
         const std::int64_t span_first = first.pages.first;
         const std::int64_t span_end = pending_[group_end - 1].pages.end();
         const int fd = segment_fd(first.planned_index);
-        mincore_page_vector(fd, span_first * page_size_, (span_end - span_first) * page_size_, residency);
+        try {
+            mincore_page_vector(fd, span_first * page_size_, (span_end - span_first) * page_size_, residency);
+        } catch (const SystemError &error) {
+            throw error.on_file(planned_segments_[first.planned_index].path);
+        }
         for (std::size_t index = group_start; index < group_end; ++index) {
             PendingPiece &piece = pending_[index];
             std::int64_t resident = 0;
@@ -313,7 +317,7 @@ ForkPrefetch::Step ForkPrefetch::wait_step() {
         // Pages can be reclaimed before they are read, or a call refused:
         // ask once more for what is still missing.
         for (const PendingPiece &piece : pending_)
-            advise_pages(segment_fd(piece.planned_index), piece.pages);
+            advise_pages(piece.planned_index, piece.pages);
         readvised_ = true;
         last_progress_ = Clock::now();
     } else if (quiet >= options_.stall_timeout && readvised_) {

@@ -1,9 +1,9 @@
 // os_page_cache.cpp — the OS page-cache engines: cachestat(2) and mincore(2).
-#include "pg_cachectl/os_page_cache.hpp"
+#include "os_page_cache.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <atomic>
 #include <cerrno>
@@ -99,7 +99,7 @@ std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int
             *failure_errno = error_number;
         return std::nullopt;
     }
-    throw SystemError(error_number, "cachestat failed");
+    throw SystemError(error_number, SystemCall::cachestat);
 }
 
 CachestatCall set_cachestat_call(CachestatCall call) {
@@ -135,7 +135,7 @@ void remember_cachestat_support(CachestatSupport support) {
 bool cachestat_unreliable_on(int fd) {
     struct statfs info {};
     if (::fstatfs(fd, &info) != 0)
-        throw SystemError(errno, "fstatfs failed");
+        throw SystemError(errno, SystemCall::statfs);
     return static_cast<long>(info.f_type) == overlayfs_magic;
 }
 
@@ -148,7 +148,7 @@ void mincore_page_vector(int fd, std::int64_t offset, std::int64_t length, std::
         return;
     FileMapping mapping(fd, static_cast<std::size_t>(offset), static_cast<std::size_t>(length));
     if (mincore_call.load()(mapping.address(), mapping.length(), pages.data()) != 0)
-        throw SystemError(errno, "mincore failed");
+        throw SystemError(errno, SystemCall::mincore);
 }
 
 std::int64_t mincore_resident_pages(int fd, std::int64_t offset, std::int64_t length) {

@@ -1,7 +1,7 @@
 // posix_handles.cpp — RAII owners of file descriptors and mappings.
-#include "pg_cachectl/posix_handles.hpp"
+#include "posix_handles.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <cerrno>
 #include <fcntl.h>
@@ -37,38 +37,36 @@ UniqueFd open_read_only(const std::string &path) {
         fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     } while (fd < 0 && errno == EINTR);
     if (fd < 0)
-        throw SystemError(errno, "could not open file \"" + path + "\"");
+        throw SystemError(errno, SystemCall::open, path);
     return UniqueFd(fd);
 }
 
 namespace {
 
-const char *file_kind(mode_t mode) {
+FileKind file_kind(mode_t mode) {
     if (S_ISDIR(mode))
-        return "a directory";
+        return FileKind::directory;
     if (S_ISFIFO(mode))
-        return "a FIFO";
+        return FileKind::fifo;
     if (S_ISCHR(mode))
-        return "a character device";
+        return FileKind::character_device;
     if (S_ISBLK(mode))
-        return "a block device";
+        return FileKind::block_device;
     if (S_ISSOCK(mode))
-        return "a socket";
+        return FileKind::socket;
     if (S_ISLNK(mode))
-        return "a symbolic link";
-    return "of an unknown kind";
+        return FileKind::symbolic_link;
+    return FileKind::unknown;
 }
 
 } // namespace
 
 void check_relation_file(const std::string &path, const struct stat &file_status) {
     if (!S_ISREG(file_status.st_mode))
-        throw UnsafeFile("relation file \"" + path + "\" is " + file_kind(file_status.st_mode) +
-                         ", not a regular file");
+        throw UnsafeFile(path, file_kind(file_status.st_mode));
     const uid_t server_user = ::geteuid();
     if (file_status.st_uid != server_user)
-        throw UnsafeFile("relation file \"" + path + "\" belongs to user ID " + std::to_string(file_status.st_uid) +
-                         ", not to the server's user ID " + std::to_string(server_user));
+        throw UnsafeFile(path, file_status.st_uid, server_user);
 }
 
 namespace {
@@ -88,20 +86,20 @@ UniqueFd open_relation_file_checked(const std::string &path, bool missing_ok) {
         struct stat file_status {};
         if (open_errno == ENXIO && ::stat(path.c_str(), &file_status) == 0)
             check_relation_file(path, file_status);
-        throw SystemError(open_errno, "could not open file \"" + path + "\"");
+        throw SystemError(open_errno, SystemCall::open, path);
     }
     UniqueFd owned(fd);
 
     struct stat file_status {};
     if (::fstat(fd, &file_status) != 0)
-        throw SystemError(errno, "fstat failed").on_file(path);
+        throw SystemError(errno, SystemCall::stat).on_file(path);
     check_relation_file(path, file_status);
 
     // Reads and mmap of a regular file ignore O_NONBLOCK, but later code must
     // not have to know it was ever set.
     const int flags = ::fcntl(fd, F_GETFL);
     if (flags < 0 || ::fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
-        throw SystemError(errno, "fcntl failed").on_file(path);
+        throw SystemError(errno, SystemCall::fcntl).on_file(path);
     return owned;
 }
 
@@ -118,7 +116,7 @@ UniqueFd open_relation_file_if_present(const std::string &path) {
 FileMapping::FileMapping(int fd, std::size_t offset, std::size_t length) : length_(length) {
     void *address = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, fd, static_cast<off_t>(offset));
     if (address == MAP_FAILED)
-        throw SystemError(errno, "mmap failed");
+        throw SystemError(errno, SystemCall::mmap);
     address_ = address;
 }
 

@@ -1,10 +1,10 @@
 // residency_report.cpp — measuring every segment file of a fork into the
-// report's segment table, resumable after a cancellation.
-#include "pg_cachectl/residency_report.hpp"
+// report's segment table, one bounded unit per step.
+#include "residency_report.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
 
 #include <cerrno>
 #include <sys/stat.h>
@@ -18,13 +18,9 @@ ResidencyReport::ResidencyReport(EngineChoice choice, std::int64_t window_bytes)
         throw InvalidArgument("the mincore window must be a positive multiple of the page size");
 }
 
-void ResidencyReport::clear() {
+void ResidencyReport::clear() noexcept {
     segments_.clear();
     position_ = ScanPosition{};
-}
-
-bool ResidencyReport::cancelled(const volatile std::sig_atomic_t *cancel_flag) const {
-    return cancel_flag != nullptr && *cancel_flag != 0;
 }
 
 // Measures one unit of work of the segment open on fd: all of it with
@@ -33,7 +29,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path) {
     if (!position_.partial) {
         struct stat file_status {};
         if (::fstat(fd, &file_status) != 0)
-            throw SystemError(errno, "fstat failed");
+            throw SystemError(errno, SystemCall::stat);
         SegmentResidency entry;
         entry.path = path;
         entry.engine = choose_engine(choice_, fd);
@@ -48,7 +44,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path) {
         int failure_errno = 0;
         std::optional<CacheCounts> counts = cachestat_range(fd, 0, entry.size_bytes, &failure_errno);
         if (!counts) // the probe on our own file passed: EPERM here is about this file
-            throw SystemError(failure_errno, "cachestat failed");
+            throw SystemError(failure_errno, SystemCall::cachestat);
         entry.counts = *counts;
         return true;
     }
@@ -60,56 +56,52 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path) {
     return position_.offset >= entry.size_bytes;
 }
 
-bool ResidencyReport::scan_fork(int fork_number, const std::string &base_path, std::int64_t segment_bytes,
-                                const volatile std::sig_atomic_t *cancel_flag) {
+bool ResidencyReport::step_fork(int fork_number, const std::string &base_path, std::int64_t segment_bytes) {
     if (base_path.empty())
         throw InvalidArgument("the fork's path must not be empty");
     if (segment_bytes <= 0)
         throw InvalidArgument("the segment size must be positive");
 
-    // A different fork than the one interrupted starts from its first segment.
+    // A different fork than the last step's starts from its first segment.
     if (position_.fork_number != fork_number || position_.base_path != base_path) {
         position_ = ScanPosition{};
         position_.fork_number = fork_number;
         position_.base_path = base_path;
     }
 
-    for (;;) {
-        const std::string path = segment_path(base_path, position_.segment);
-        UniqueFd fd = open_relation_file_if_present(path);
-        if (!fd.valid()) {
-            // A missing file ends the fork, as it ends it for md.c.
+    const std::string path = segment_path(base_path, position_.segment);
+    UniqueFd fd = open_relation_file_if_present(path);
+    if (!fd.valid()) {
+        // A missing file ends the fork, as it ends it for md.c.
+        position_ = ScanPosition{};
+        return true;
+    }
+
+    bool segment_done = true;
+    try {
+        segment_done = measure_segment(fd.get(), path);
+    } catch (const SystemError &error) {
+        // The low-level calls do not know the file: name it for the user.
+        throw error.on_file(path);
+    }
+    SegmentResidency &entry = *position_.partial;
+    if (segment_done) {
+        // md.c reads a fork until the first segment shorter than a full
+        // one; zero-length files after it are inactive leftovers of a truncation.
+        const bool fork_continues = entry.size_bytes >= segment_bytes;
+        segments_[SegmentKey{fork_number, position_.segment}] = std::move(entry);
+        position_.partial.reset();
+        position_.offset = 0;
+        position_.segment++;
+        if (!fork_continues) {
             position_ = ScanPosition{};
             return true;
         }
-
-        bool segment_done = true;
-        try {
-            segment_done = measure_segment(fd.get(), path);
-        } catch (const SystemError &error) {
-            // The low-level calls do not know the file: name it for the user.
-            throw error.on_file(path);
-        }
-        SegmentResidency &entry = *position_.partial;
-        if (segment_done) {
-            // md.c reads a fork until the first segment shorter than a full
-            // one; zero-length files after it are inactive leftovers of a truncation.
-            const bool fork_continues = entry.size_bytes >= segment_bytes;
-            segments_[SegmentKey{fork_number, position_.segment}] = std::move(entry);
-            position_.partial.reset();
-            position_.offset = 0;
-            position_.segment++;
-            if (!fork_continues) {
-                position_ = ScanPosition{};
-                return true;
-            }
-        }
-        if (cancelled(cancel_flag))
-            return false;
     }
+    return false;
 }
 
-ResidencyTotal ResidencyReport::total() const {
+ResidencyTotal ResidencyReport::total() const noexcept {
     ResidencyTotal total;
     for (const auto &[key, segment] : segments_) {
         total.size_bytes += segment.size_bytes;

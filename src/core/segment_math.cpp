@@ -1,7 +1,7 @@
 // segment_math.cpp — relation fork → segment files → OS pages.
-#include "pg_cachectl/segment_math.hpp"
+#include "segment_math.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -12,7 +12,7 @@ namespace pg_cachectl {
 std::int64_t os_page_size() {
     static const long page_size = ::sysconf(_SC_PAGESIZE);
     if (page_size <= 0)
-        throw SystemError(errno, "sysconf(_SC_PAGESIZE) failed");
+        throw SystemError(errno, SystemCall::sysconf_page_size);
     return static_cast<std::int64_t>(page_size);
 }
 

@@ -1,8 +1,8 @@
 // storage_facts.cpp — the device's per-call read-ahead cap and the
 // filesystem's attitude to cache advice.
-#include "pg_cachectl/storage_facts.hpp"
+#include "storage_facts.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <cerrno>
@@ -44,7 +44,7 @@ std::optional<std::int64_t> queue_cap(const std::string &queue_directory) {
 FilesystemKind filesystem_kind(int fd) {
     struct statfs info {};
     if (::fstatfs(fd, &info) != 0)
-        throw SystemError(errno, "fstatfs failed");
+        throw SystemError(errno, SystemCall::statfs);
     switch (static_cast<long>(info.f_type)) {
     case tmpfs_magic:
         return FilesystemKind::tmpfs;
@@ -55,20 +55,6 @@ FilesystemKind filesystem_kind(int fd) {
     default:
         return FilesystemKind::ordinary;
     }
-}
-
-std::string advice_caveat(FilesystemKind kind) {
-    switch (kind) {
-    case FilesystemKind::tmpfs:
-        return "the files are on tmpfs, which keeps them in memory and ignores cache advice";
-    case FilesystemKind::zfs:
-        return "the files are on ZFS, whose ARC caches them apart from the page cache; advice reaches only the page "
-               "cache";
-    case FilesystemKind::overlayfs:
-    case FilesystemKind::ordinary:
-        break;
-    }
-    return "";
 }
 
 std::int64_t willneed_cap_bytes_of_device(unsigned major_number, unsigned minor_number, const std::string &sysfs_root) {
@@ -89,7 +75,7 @@ std::int64_t willneed_cap_bytes_of_device(unsigned major_number, unsigned minor_
 std::int64_t willneed_cap_bytes(int fd, const std::string &sysfs_root) {
     struct stat file_status {};
     if (::fstat(fd, &file_status) != 0)
-        throw SystemError(errno, "fstat failed");
+        throw SystemError(errno, SystemCall::stat);
     return willneed_cap_bytes_of_device(major(file_status.st_dev), minor(file_status.st_dev), sysfs_root);
 }
 

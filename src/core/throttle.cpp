@@ -1,7 +1,7 @@
 // throttle.cpp — pauses and bursts for a bandwidth limit.
-#include "pg_cachectl/throttle.hpp"
+#include "throttle.hpp"
 
-#include "pg_cachectl/core_errors.hpp"
+#include "core_errors.hpp"
 
 #include <algorithm>
 #include <cmath>

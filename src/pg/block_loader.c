@@ -97,8 +97,7 @@ advise_ahead(cachectl_os_prefetch *readahead, int64 read_bytes, bool *all_advise
 
 	while (!*all_advised)
 	{
-		bool		finished = false;
-		int64		delay_us = 0;
+		cachectl_step step = {0};
 
 		cachectl_os_prefetch_result_of(readahead, &state);
 		if (state.pages_requested > 0 &&
@@ -109,9 +108,9 @@ advise_ahead(cachectl_os_prefetch *readahead, int64 read_bytes, bool *all_advise
 		}
 		if (state.pages_requested > 0 && state.bytes_advised >= read_bytes + READAHEAD_WINDOW_BYTES)
 			break;
-		if (cachectl_os_prefetch_step(readahead, &finished, &delay_us, &error) != CACHECTL_OK)
+		if (cachectl_os_prefetch_step(readahead, &step, &error) != CACHECTL_OK)
 			cachectl_raise_core_error(&error);
-		if (finished)
+		if (step.finished)
 			*all_advised = true;
 	}
 }

@@ -76,8 +76,6 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	cachectl_residency_report *report;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl status",
@@ -108,8 +106,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			bool		nulls[STATUS_COLUMNS] = {0};
 
 			CHECK_FOR_INTERRUPTS();
-			if (!cachectl_buffer_scan_row(scan, i, &row))
-				elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+			cachectl_buffer_scan_row(scan, i, &row);
 			buffer_scan_row_blocks(scan, i, &blocks, &count);
 			if (row.relation_id != measured_relid)
 			{
@@ -193,8 +190,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	memset(&row, 0, sizeof(row));
 	if (cachectl_buffer_scan_row_count(scan) == 1)
 	{
-		if (!cachectl_buffer_scan_row(scan, 0, &row))
-			elog(ERROR, "buffer scan row is missing");
+		cachectl_buffer_scan_row(scan, 0, &row);
 		buffer_scan_row_blocks(scan, 0, &blocks, &count);
 	}
 	path = relation_fork_path(relid, MAIN_FORKNUM);

@@ -7,8 +7,8 @@
  * relation locks, nothing written, so they run on a hot standby too.  Which
  * relations a user may see is database_relations.c's rule.
  *
- * The autowarm worker's status (last snapshot age, last load, blocks loaded,
- * failures) belongs here as a third report once the worker exists.
+ * The autowarm worker's status, which monitoring scrapes too, is
+ * autowarm_status.c's (it reads shared memory, not the pool).
  */
 #include "postgres.h"
 

@@ -6,7 +6,12 @@
 #ifndef PG_CACHECTL_SHIM_H
 #define PG_CACHECTL_SHIM_H
 
+#include "common/relpath.h"
 #include "pg_cachectl/bridge.h"
+
+/* The bridge numbers forks as the server does (the core asserts the same). */
+StaticAssertDecl(CACHECTL_FORK_COUNT == MAX_FORKNUM + 1,
+				 "the bridge's fork count is the server's");
 
 /* cachectl.os_engine: how OS page-cache residency is measured */
 extern int	cachectl_os_engine_setting;
@@ -19,7 +24,7 @@ extern bool cachectl_log_actions_setting;
 extern double cachectl_prewarm_max_share_setting;
 
 /*
- * Raise the error a core call reported; never returns.  (PostgreSQL 18
+ * Raise the error a core call reported, worded in core_errors.c; never returns.  (PostgreSQL 18
  * replaced the postfix pg_attribute_noreturn() with a prefix pg_noreturn.)
  */
 #if PG_VERSION_NUM >= 180000
@@ -27,6 +32,12 @@ pg_noreturn extern void cachectl_raise_core_error(const cachectl_error *error);
 #else
 extern void cachectl_raise_core_error(const cachectl_error *error) pg_attribute_noreturn();
 #endif
+
+/*
+ * Raise a write-back failure of os_drop at the level PostgreSQL uses for the
+ * same failure on its own files; returns only where that level lets it go on.
+ */
+extern void cachectl_report_write_back_failure(const cachectl_error *error);
 
 /*
  * Tying a core object to a memory context, in three steps: reserve the

@@ -34,13 +34,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_cold_database);
 #define COLD_COLUMNS 6
 #define COLD_DATABASE_COLUMNS 7
 
-static void
-scan_row(const cachectl_buffer_scan *scan, size_t index, cachectl_buffer_row *row)
-{
-	if (!cachectl_buffer_scan_row(scan, index, row))
-		elog(ERROR, "buffer scan row %zu is missing", index);
-}
-
 /*
  * cachectl.cold(rel regclass, cascade boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, buffers_evicted int8,
@@ -64,8 +57,6 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 	ActionProgress progress;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl cold",
@@ -88,7 +79,7 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 			cachectl_buffer_row row;
 			char	   *path;
 
-			scan_row(evicted, i, &row);
+			cachectl_buffer_scan_row(evicted, i, &row);
 			path = relation_fork_path(row.relation_id, row.fork_number);
 			os_drop_fork(path, get_rel_name(row.relation_id), forkNames[row.fork_number], &progress);
 			progress.forks++;
@@ -105,11 +96,11 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 			Datum		values[COLD_COLUMNS];
 			bool		nulls[COLD_COLUMNS] = {0};
 
-			scan_row(evicted, i, &row);
+			cachectl_buffer_scan_row(evicted, i, &row);
 			/* both passes list forks in (relation, fork) order; a fork may have appeared since */
 			for (; j < remaining_rows; j++)
 			{
-				scan_row(remaining, j, &left);
+				cachectl_buffer_scan_row(remaining, j, &left);
 				if (left.relation_id > row.relation_id ||
 					(left.relation_id == row.relation_id && left.fork_number >= row.fork_number))
 					break;

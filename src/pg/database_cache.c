@@ -200,8 +200,7 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 			size_t		count;
 			DatabaseForkCache *fork;
 
-			if (!cachectl_buffer_scan_row(scan, next_row, &row))
-				elog(ERROR, "buffer scan row %zu of %zu is missing", next_row, rows);
+			cachectl_buffer_scan_row(scan, next_row, &row);
 			if (row.relation_id > relation->relid)
 				break;
 			if (row.relation_id < relation->relid || row.buffers == 0 ||

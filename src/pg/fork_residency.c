@@ -5,12 +5,12 @@
  */
 #include "postgres.h"
 
-#include "miscadmin.h"
 #include "utils/memutils.h"
 
 #include "cachectl.h"
 #include "fork_files.h"
 #include "fork_residency.h"
+#include "os_cache_jobs.h"
 
 void
 probe_os_engine(void)
@@ -43,24 +43,29 @@ os_residency_report_create(MemoryContext owner)
 	return report;
 }
 
+/* One fork of a report, as a job for run_core_job(). */
+typedef struct ForkScan
+{
+	cachectl_residency_report *report;
+	int			fork;
+	const char *base_path;
+} ForkScan;
+
+static cachectl_status
+step_fork_scan(void *job, cachectl_step *step, cachectl_error *error)
+{
+	ForkScan   *scan = (ForkScan *) job;
+
+	return cachectl_residency_report_step_fork(scan->report, scan->fork, scan->base_path,
+											   CACHECTL_SEGMENT_BYTES, step, error);
+}
+
 void
 os_residency_scan_path(cachectl_residency_report *report, int fork, const char *base_path)
 {
-	cachectl_error error = {0};
-	cachectl_status status;
+	ForkScan	scan = {report, fork, base_path};
 
-	for (;;)
-	{
-		status = cachectl_residency_report_scan_fork(report, fork, base_path,
-													 CACHECTL_SEGMENT_BYTES,
-													 &InterruptPending, &error);
-		if (status != CACHECTL_CANCELLED)
-			break;
-		/* may return without raising (a harmless interrupt): then resume */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
+	run_core_job(step_fork_scan, &scan, NULL, NULL);
 }
 
 void
@@ -92,8 +97,7 @@ os_residency_fork_total(const cachectl_residency_report *report, int fork,
 	{
 		cachectl_segment_row row;
 
-		if (!cachectl_residency_report_row(report, i, &row))
-			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		cachectl_residency_report_row(report, i, &row);
 		if (row.fork_number != fork)
 			continue;
 		found = true;
@@ -116,6 +120,12 @@ free_map(void *map)
 	cachectl_os_map_free((cachectl_os_map *) map);
 }
 
+static cachectl_status
+step_map(void *map, cachectl_step *step, cachectl_error *error)
+{
+	return cachectl_os_map_step(map, step, error);
+}
+
 void
 os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 {
@@ -123,7 +133,6 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 	MemoryContextCallback *callback;
 	cachectl_error error = {0};
 	cachectl_os_map *map;
-	cachectl_status status;
 
 	callback = cachectl_reserve_free_callback(owner);
 	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
@@ -132,16 +141,7 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 		cachectl_raise_core_error(&error);
 	cachectl_free_with_context(owner, callback, free_map, map);
 
-	for (;;)
-	{
-		status = cachectl_os_map_run(map, &InterruptPending, &error);
-		if (status != CACHECTL_CANCELLED)
-			break;
-		/* may return without raising (a harmless interrupt): then resume */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
+	run_core_job(step_map, map, NULL, NULL);
 }
 
 uint8 *

@@ -1,6 +1,6 @@
 /*
- * os_cache_jobs.c — the backend's side of os_drop and os_prefetch: the
- * step loops around the core's jobs (see os_cache_jobs.h).
+ * os_cache_jobs.c — the backend's side of the core's long jobs: the one step
+ * loop (see os_cache_jobs.h), and the drop and prefetch jobs it runs.
  *
  * The write-back sequence of a drop is the one DESIGN.md prescribes, and
  * the one PostgreSQL applies to its own files: start writeback with
@@ -9,17 +9,14 @@
  * data_sync_elevel(ERROR), as the checkpointer would), and only then
  * DONTNEED.  fsync reports a write error once: whoever sees it must make
  * sure it is not lost, and with data_sync_retry off that means a PANIC and
- * WAL replay.
+ * WAL replay (each failure is worded and raised in core_errors.c).
  */
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "storage/fd.h"
 #include "storage/latch.h"
 #include "utils/memutils.h"
 #include "utils/wait_event.h"
-
-#include <errno.h>
 
 #include "cachectl.h"
 #include "os_cache_jobs.h"
@@ -53,40 +50,32 @@ sleep_between_steps(int64 delay_us)
 	CHECK_FOR_INTERRUPTS();
 }
 
-static void
-raise_drop_failure(const cachectl_drop_failure *failure)
+void
+run_core_job(CoreJobStep step_job, void *job, CoreJobAfterStep after_step, void *arg)
 {
-	errno = failure->saved_errno;
-	switch (failure->call)
+	cachectl_step step = {0};
+	cachectl_error error = {0};
+
+	do
 	{
-		case CACHECTL_DROP_START_WRITEBACK:
-			/* as pg_flush_data: a WARNING if data_sync_retry is on, else a PANIC */
-			ereport(data_sync_elevel(WARNING),
-					(errcode_for_file_access(),
-					 errmsg("could not start writing back file \"%s\" before dropping it from the OS page cache: %m",
-							failure->path)));
-			return;
-		case CACHECTL_DROP_WAIT_WRITEBACK:
-			/* the wait reports what fsync would have: its level too */
-			ereport(data_sync_elevel(ERROR),
-					(errcode_for_file_access(),
-					 errmsg("could not sync file \"%s\" before dropping it from the OS page cache: %m",
-							failure->path),
-					 errdetail("Its pages were not dropped.")));
-			return;
-		case CACHECTL_DROP_FSYNC:
-			ereport(data_sync_elevel(ERROR),
-					(errcode_for_file_access(),
-					 errmsg("could not fsync file \"%s\" before dropping it from the OS page cache: %m",
-							failure->path),
-					 errdetail("Its pages were not dropped.")));
-			return;
-		case CACHECTL_DROP_ADVISE:
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not drop file \"%s\" from the OS page cache: %m", failure->path)));
-			return;
-	}
+		CHECK_FOR_INTERRUPTS();
+		step.delay_us = 0;
+		switch (step_job(job, &step, &error))
+		{
+			case CACHECTL_OK:
+				break;
+			case CACHECTL_WRITE_BACK_FAILED:
+				/* returns only where PostgreSQL goes on; the job moved past it */
+				cachectl_report_write_back_failure(&error);
+				break;
+			default:
+				cachectl_raise_core_error(&error);
+		}
+		if (after_step != NULL)
+			after_step(job, arg);
+		if (!step.finished && step.delay_us > 0)
+			sleep_between_steps(step.delay_us);
+	} while (!step.finished);
 }
 
 void
@@ -96,6 +85,31 @@ os_drop_fork(const char *base_path, const char *relation_name, const char *fork_
 	os_drop_fork_blocks(base_path, -1, 0, relation_name, fork_name, progress);
 }
 
+static cachectl_status
+step_drop(void *drop, cachectl_step *step, cachectl_error *error)
+{
+	return cachectl_os_drop_step(drop, step, error);
+}
+
+typedef struct DropProgress
+{
+	const char *relation_name;
+	const char *fork_name;
+	ActionProgress *progress;
+} DropProgress;
+
+static void
+report_drop_progress(void *drop, void *arg)
+{
+	DropProgress *told = (DropProgress *) arg;
+
+	if (action_progress_due(told->progress))
+		ereport(NOTICE,
+				(errmsg("os_drop: relation \"%s\" fork %s: %.0f MB written back so far",
+						told->relation_name, told->fork_name,
+						(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
+}
+
 void
 os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 					const char *relation_name, const char *fork_name, ActionProgress *progress)
@@ -103,8 +117,8 @@ os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 	MemoryContext owner = CurrentMemoryContext;
 	cachectl_error error = {0};
 	cachectl_os_drop *drop;
-	bool		finished = false;
 	MemoryContextCallback *callback;
+	DropProgress told = {relation_name, fork_name, progress};
 
 	callback = cachectl_reserve_free_callback(owner);
 	drop = cachectl_os_drop_create(base_path, CACHECTL_SEGMENT_BYTES, &error);
@@ -116,23 +130,7 @@ os_drop_fork_blocks(const char *base_path, int64 first_block, int64 block_count,
 							   &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 
-	while (!finished)
-	{
-		cachectl_drop_failure failure;
-		cachectl_status status;
-
-		CHECK_FOR_INTERRUPTS();
-		status = cachectl_os_drop_step(drop, &finished, &failure, &error);
-		if (status == CACHECTL_WRITE_BACK_FAILED)
-			raise_drop_failure(&failure);	/* returns only where PostgreSQL goes on */
-		else if (status != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-		if (action_progress_due(progress))
-			ereport(NOTICE,
-					(errmsg("os_drop: %s fork %s: %.0f MB written back so far",
-							relation_name, fork_name,
-							(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
-	}
+	run_core_job(step_drop, drop, report_drop_progress, &told);
 	progress->bytes += cachectl_os_drop_bytes_written_back(drop);
 }
 
@@ -162,55 +160,68 @@ os_prefetch_create(MemoryContext owner, const char *base_path, const OsPrefetchB
 	return job;
 }
 
+static cachectl_status
+step_prefetch(void *job, cachectl_step *step, cachectl_error *error)
+{
+	return cachectl_os_prefetch_step(job, step, error);
+}
+
+typedef struct PrefetchProgress
+{
+	const char *relation_name;
+	const char *fork_name;
+	ActionProgress *progress;
+	cachectl_prefetch_result *result;
+	bool		caveat_told;
+} PrefetchProgress;
+
+static void
+report_prefetch_progress(void *job, void *arg)
+{
+	PrefetchProgress *told = (PrefetchProgress *) arg;
+	cachectl_prefetch_result *result = told->result;
+
+	if (!told->caveat_told && cachectl_os_prefetch_caveat(job) != CACHECTL_CAVEAT_NONE)
+	{
+		ereport(NOTICE,
+				(errmsg("advice may not load relation \"%s\" fork %s into memory", told->relation_name, told->fork_name),
+				 cachectl_os_prefetch_caveat(job) == CACHECTL_CAVEAT_TMPFS ?
+				 errdetail("The files are on tmpfs, which keeps them in memory and ignores cache advice.") :
+				 errdetail("The files are on ZFS, whose ARC caches them apart from the page cache; advice reaches only the page cache.")));
+		told->caveat_told = true;
+	}
+	if (action_progress_due(told->progress))
+	{
+		double		requested_mb;
+
+		cachectl_os_prefetch_result_of(job, result);
+		requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
+		if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
+			ereport(NOTICE,
+					(errmsg("%s: relation \"%s\" fork %s: %.0f of %.0f MB asked for",
+							told->progress->action, told->relation_name, told->fork_name,
+							(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
+		else
+			ereport(NOTICE,
+					(errmsg("%s: relation \"%s\" fork %s: %.0f of %.0f MB read",
+							told->progress->action, told->relation_name, told->fork_name,
+							(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
+							requested_mb)));
+	}
+}
+
 void
 os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 				ActionProgress *progress, cachectl_prefetch_result *result)
 {
-	cachectl_error error = {0};
-	bool		finished = false;
-	bool		caveat_told = false;
+	PrefetchProgress told = {relation_name, fork_name, progress, result, false};
 
-	while (!finished)
-	{
-		int64		delay_us = 0;
-
-		CHECK_FOR_INTERRUPTS();
-		if (cachectl_os_prefetch_step(job, &finished, &delay_us, &error) != CACHECTL_OK)
-			cachectl_raise_core_error(&error);
-		if (!caveat_told && cachectl_os_prefetch_caveat(job)[0] != '\0')
-		{
-			ereport(NOTICE,
-					(errmsg("advice may not load %s fork %s into memory", relation_name, fork_name),
-					 errdetail("The files are where the kernel does not take this advice: %s.",
-							   cachectl_os_prefetch_caveat(job))));
-			caveat_told = true;
-		}
-		if (action_progress_due(progress))
-		{
-			double		requested_mb;
-
-			cachectl_os_prefetch_result_of(job, result);
-			requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
-			if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
-				ereport(NOTICE,
-						(errmsg("%s: %s fork %s: %.0f of %.0f MB asked for",
-								progress->action, relation_name, fork_name,
-								(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
-			else
-				ereport(NOTICE,
-						(errmsg("%s: %s fork %s: %.0f of %.0f MB read",
-								progress->action, relation_name, fork_name,
-								(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
-								requested_mb)));
-		}
-		if (!finished && delay_us > 0)
-			sleep_between_steps(delay_us);
-	}
+	run_core_job(step_prefetch, job, report_prefetch_progress, &told);
 	cachectl_os_prefetch_result_of(job, result);
 	progress->bytes += result->bytes_advised;
 	if (result->stalled)
 		ereport(WARNING,
-				(errmsg("%lld pages of %s fork %s were still not read when %s stopped waiting",
+				(errmsg("%lld pages of relation \"%s\" fork %s were still not read when %s stopped waiting",
 						(long long) (result->pages_requested - result->pages_resident),
 						relation_name, fork_name, progress->action),
 				 errdetail("No page was read for seconds: the device may be saturated or memory short."),

@@ -1,15 +1,26 @@
 /*
- * os_cache_jobs.h — driving the core's OS page-cache jobs from a backend:
- * one bounded step at a time, with interrupts checked between steps, sleeps
- * taken on the latch, progress reported, and write-back failures raised at
- * the level PostgreSQL itself uses for them.
+ * os_cache_jobs.h — driving the core's long jobs from a backend: one bounded
+ * step at a time (bridge_common.h), with interrupts checked between steps,
+ * sleeps taken on the latch, progress reported, and write-back failures
+ * raised at the level PostgreSQL itself uses for them.
  */
 #ifndef PG_CACHECTL_OS_CACHE_JOBS_H
 #define PG_CACHECTL_OS_CACHE_JOBS_H
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/os_jobs.h"
 
 #include "action_progress.h"
+
+/*
+ * The one loop every long core job runs in (residency reports, block maps,
+ * drops, prefetches): interrupts are checked before each step, a step's
+ * delay is slept on the latch, after_step (NULL for none) reports progress
+ * between steps, and a failed step raises its error.
+ */
+typedef cachectl_status (*CoreJobStep) (void *job, cachectl_step *step, cachectl_error *error);
+typedef void (*CoreJobAfterStep) (void *job, void *arg);
+
+extern void run_core_job(CoreJobStep step, void *job, CoreJobAfterStep after_step, void *arg);
 
 /*
  * Writes back, fsyncs and drops from the OS page cache every segment file
@@ -28,7 +39,6 @@ extern void os_drop_fork_blocks(const char *base_path, int64 first_block, int64 
 /* Runs a prefetch job (created in owner's lifetime) to its end. */
 extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 							ActionProgress *progress, cachectl_prefetch_result *result);
-
 
 /*
  * Sleeps on the latch (at most 100 ms, so a cancel or statement_timeout is

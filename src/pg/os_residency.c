@@ -80,8 +80,7 @@ put_segment_rows(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_repo
 		Datum		values[OS_RESIDENCY_COLUMNS] = {0};
 		bool		nulls[OS_RESIDENCY_COLUMNS] = {0};
 
-		if (!cachectl_residency_report_row(report, i, &row))
-			elog(ERROR, "residency row %zu of %zu is missing", i, rows);
+		cachectl_residency_report_row(report, i, &row);
 		values[0] = ObjectIdGetDatum(relid);
 		values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
 		values[2] = Int32GetDatum(row.segment);
@@ -157,8 +156,6 @@ Datum
 pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 {
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	report_relation_set(fcinfo, PG_GETARG_BOOL(1),
 						InvalidForkNumber, put_total_row);
 	return (Datum) 0;

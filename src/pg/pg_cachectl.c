@@ -1,11 +1,16 @@
 /*
- * pg_cachectl.c — module magic and settings.
+ * pg_cachectl.c — module magic and settings; the autowarm worker's
+ * registration when loaded at server start.
  */
 #include "postgres.h"
 
 #include "fmgr.h"
+#include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "autowarm_leader.h"
+#include "autowarm_settings.h"
+#include "autowarm_state.h"
 #include "cachectl.h"
 
 PG_MODULE_MAGIC;
@@ -70,5 +75,17 @@ _PG_init(void)
 							 0,
 							 NULL, NULL, NULL);
 
+	autowarm_define_settings();
 	MarkGUCPrefixReserved("cachectl");
+
+	/* the autowarm worker: only from shared_preload_libraries, at server start */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		autowarm_state_request();
+		autowarm_register_leader();
+	}
+	else if (cachectl_autowarm_setting)
+		ereport(WARNING,
+				(errmsg("cachectl.autowarm is on, but pg_cachectl is not in shared_preload_libraries"),
+				 errhint("Add pg_cachectl to shared_preload_libraries and restart the server: the autowarm worker starts only then.")));
 }

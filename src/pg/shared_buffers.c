@@ -64,8 +64,7 @@ put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassActio
 		Datum		values[RESIDENCY_COLUMNS] = {0};
 		bool		nulls[RESIDENCY_COLUMNS] = {0};
 
-		if (!cachectl_buffer_scan_row(scan, i, &row))
-			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		cachectl_buffer_scan_row(scan, i, &row);
 		values[0] = ObjectIdGetDatum(row.relation_id);
 		values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
 		if (action == BUFFER_PASS_COUNT)

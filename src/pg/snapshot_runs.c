@@ -66,8 +66,7 @@ put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
 		const uint32 *blocks;
 		size_t		count;
 
-		if (!cachectl_buffer_scan_row(scan, i, &row))
-			elog(ERROR, "buffer scan row %zu of %zu is missing", i, rows);
+		cachectl_buffer_scan_row(scan, i, &row);
 		buffer_scan_row_blocks(scan, i, &blocks, &count);
 		put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
 	}
@@ -148,8 +147,6 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	MemoryContext caller_context;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(1))
-		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	lock_one_relation(relid, "os_block_runs", RELATION_SET_REPORT);

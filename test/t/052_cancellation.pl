@@ -115,6 +115,9 @@ note('wide: ' . $wide_blocks . ' blocks; vast: '
 # a snapshot of wide in both layers, for restore()
 $node->safe_psql('postgres',
 	q{SELECT cachectl.snapshot('wide_both', ARRAY['wide'::regclass])});
+# and of huge, whose plan with missing_only maps all of it
+$node->safe_psql('postgres',
+	q{SELECT cachectl.snapshot('huge_map', ARRAY['huge'::regclass])});
 
 # ---- the victim session ----
 
@@ -352,6 +355,12 @@ my @cases = (
 		files => 1
 	},
 	{
+		name => 'restore_plan (missing only, mincore)',
+		setting => $mincore,
+		call => q{SELECT count(*) FROM cachectl.restore_plan('huge_map', 'os', missing_only => true)},
+		files => 1
+	},
+	{
 		name => 'CALL restore (1 MB/s)',
 		prepare => sub { monitor_query(q{SELECT count(*) FROM cachectl.cold('wide')}) },
 		call => q{CALL cachectl.restore('wide_both', max_mb_per_sec => 1)},
@@ -369,7 +378,8 @@ my %never_long = (
 	shared_residency => 'one pass over the pool per lock batch (201 relations: one batch); timed below',
 	shared_block_runs => 'one pass over the pool; timed below',
 	relation_guard_of => 'catalog lookups of one relation',
-	snapshot_relations => 'catalog reads, interrupts checked per relation (snapshot() runs it; cancelled above)',);
+	snapshot_relations => 'catalog reads, interrupts checked per relation (snapshot() runs it; cancelled above)',
+	autowarm_status => 'a copy of at most 64 slots of shared memory',);
 
 # ---- every function is in one of the lists ----
 

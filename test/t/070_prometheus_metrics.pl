@@ -64,6 +64,9 @@ $node->append_conf(
 shared_buffers = '128MB'
 autovacuum = off
 bgwriter_lru_maxpages = 0
+shared_preload_libraries = 'pg_cachectl'
+cachectl.autowarm = on
+cachectl.autowarm_interval = '2s'
 });
 $node->start;
 $node->safe_psql(
@@ -184,6 +187,24 @@ is_deeply(
 	'top relation series carry database, schema, relation, kind, fork, layer (besides server, instance, job)');
 is($series->{metric}{schema} . '/' . $series->{metric}{kind}, 'public/table', 'labels of m');
 
+# Polls until a metric's series, each written "LABELS=VALUE" by $label_of
+# and sorted, read as what $sql returns (the same form, one string); passes
+# or fails the test $name, showing both on failure.
+sub series_equal_sql
+{
+	my ($metric, $sql, $label_of, $name) = @_;
+	my ($last_prom, $last_sql);
+	my $equal = poll_until(
+		15,
+		sub {
+			$last_sql = $node->safe_psql('postgres', $sql);
+			$last_prom = join ' ',
+			  sort map { $label_of->($_->{metric}) . "=$_->{value}[1]" } @{ promql($metric) // [] };
+			return $last_prom eq $last_sql;
+		});
+	ok($equal, $name) or diag("Prometheus: $last_prom\nSQL:        $last_sql");
+}
+
 # The per-kind series equal database_summary within a few scrapes.
 for my $metric (
 	[qw(pg_cachectl_shared_buffers_bytes shared_bytes)],
@@ -193,21 +214,29 @@ for my $metric (
 	[qw(pg_cachectl_relation_size_bytes size_bytes)])
 {
 	my ($name, $column) = @$metric;
-	my ($last_prom, $last_sql);
-	my $equal = poll_until(
-		15,
-		sub {
-			my $sql = $node->safe_psql('postgres',
-				"SELECT string_agg(kind || '=' || $column, ' ' ORDER BY kind) FROM cachectl.database_summary");
-			my $result = promql($name) // [];
-			my $prom = join ' ', map { "$_->{metric}{kind}=$_->{value}[1]" }
-			  sort { $a->{metric}{kind} cmp $b->{metric}{kind} } @$result;
-			($last_prom, $last_sql) = ($prom, $sql);
-			return $prom eq $sql;
-		});
-	ok($equal, "$name equals database_summary.$column per kind")
-	  or diag("Prometheus: $last_prom\nSQL:        $last_sql");
+	series_equal_sql($name,
+		"SELECT string_agg(kind || '=' || $column, ' ' ORDER BY kind) FROM cachectl.database_summary",
+		sub { $_[0]{kind} }, "$name equals database_summary.$column per kind");
 }
+# The autowarm worker's series equal its status view within a few scrapes
+# (idle between two snapshots, so that the state label is stable).
+for my $metric (
+	[qw(pg_cachectl_autowarm_snapshots_total snapshots_taken)],
+	[qw(pg_cachectl_autowarm_failures_total failures)],
+	[qw(pg_cachectl_autowarm_worker_running), '(pid IS NOT NULL)::int'],
+	[qw(pg_cachectl_autowarm_last_snapshot_wal_bytes last_snapshot_wal_bytes)])
+{
+	my ($name, $column) = @$metric;
+	series_equal_sql($name,
+		"SELECT role || '/' || state || '=' || $column FROM cachectl.autowarm_status"
+		  . " WHERE database = current_database() AND state = 'idle'",
+		sub { "$_[0]{role}/$_[0]{state}" }, "$name equals autowarm_status.$column (labels role and state)");
+}
+my ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total') // [] };
+cmp_ok($taken ? $taken->{value}[1] : 0, '>=', 1, 'the worker took snapshots, counted');
+my ($age) = @{ promql('pg_cachectl_autowarm_last_snapshot_age_seconds') // [] };
+cmp_ok($age ? $age->{value}[1] : -1, '<', 10, 'the last snapshot is seconds old');
+
 my $double_query = 'sum by (database) (pg_cachectl_double_cached_bytes)';
 my ($double) = @{ promql($double_query) // [] };
 is($double->{metric}{database}, 'postgres', "the README's query groups by database: $double_query");

@@ -1,7 +1,7 @@
 // test_bitmap.cpp — bit strings in varbit order: the layout os_map returns
 // and os_restore reads, counting, and coalescing set bits into block runs.
-#include "pg_cachectl/bitmap.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "bitmap.hpp"
+#include "core_errors.hpp"
 
 #include <catch2/catch.hpp>
 

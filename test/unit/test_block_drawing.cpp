@@ -1,6 +1,6 @@
 // test_block_drawing.cpp — block maps drawn for psql.
-#include "pg_cachectl/block_drawing.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "block_drawing.hpp"
+#include "core_errors.hpp"
 
 #include <catch2/catch.hpp>
 

@@ -1,10 +1,10 @@
 // test_block_lists.cpp — block numbers found in shared buffers against OS
 // maps: counting the double-cached ones, runs, the two-layer strip, and the
 // OS residency of chosen blocks on a real file.
-#include "pg_cachectl/block_lists.hpp"
-#include "pg_cachectl/block_residency.hpp"
-#include "pg_cachectl/buffer_scan.hpp"
-#include "pg_cachectl/core_errors.hpp"
+#include "block_lists.hpp"
+#include "block_residency.hpp"
+#include "buffer_scan.hpp"
+#include "core_errors.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

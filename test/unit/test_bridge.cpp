@@ -1,7 +1,9 @@
 // test_bridge.cpp — the C ABI the PostgreSQL shim calls: statuses, errno and
-// messages it raises from, rows it returns, cancellation it resumes.
+// messages it raises from, rows it returns, the steps it is driven in.
 #include "pg_cachectl/bridge.h"
-#include "pg_cachectl/os_page_cache.hpp"
+
+#include "bridge_steps.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -12,7 +14,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <csignal>
 #include <cstdint>
 #include <cstring>
 #include <filesystem>
@@ -38,7 +39,7 @@ using ReportHandle = std::unique_ptr<cachectl_residency_report, ReportFree>;
 ReportHandle create_report(cachectl_os_engine engine) {
     cachectl_error error{};
     ReportHandle report(cachectl_residency_report_create(engine, &error));
-    INFO("create failed: " << error.message);
+    INFO("create failed: status " << error.status << ", " << error.bug);
     REQUIRE(report != nullptr);
     return report;
 }
@@ -66,7 +67,7 @@ std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
     const std::size_t count = cachectl_residency_report_row_count(report);
     for (std::size_t index = 0; index < count; ++index) {
         cachectl_segment_row row{};
-        REQUIRE(cachectl_residency_report_row(report, index, &row));
+        cachectl_residency_report_row(report, index, &row);
         REQUIRE(row.path != nullptr);
         rows.push_back(RowSnapshot{row.fork_number, row.segment, row.path, row.engine, row.counts.size_bytes,
                                    row.counts.os_pages, row.counts.cached_pages, row.counts.dirty_pages,
@@ -119,54 +120,54 @@ TEST_CASE("bridge: reports are created for each engine and freed", "[bridge]") {
     cachectl_error error{};
     CHECK(cachectl_residency_report_create(static_cast<cachectl_os_engine>(42), &error) == nullptr);
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
-    CHECK(std::strlen(error.message) > 0);
+    CHECK(std::strlen(error.bug) > 0);
 }
 
 TEST_CASE("bridge: a fork whose file is missing is OK with no row", "[bridge]") {
     TempDirectory dir;
     ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, dir.file("16384").c_str(), segment_bytes(), &cancel,
-                                              &error) == CACHECTL_OK);
+    CHECK(scan_fork_to_end(report.get(), 0, dir.file("16384").c_str(), segment_bytes(), &error) == CACHECTL_OK);
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
-    cachectl_segment_row row{};
-    CHECK_FALSE(cachectl_residency_report_row(report.get(), 0, &row));
 }
 
 // Scans path with engine and checks the error the shim would raise.
 void check_file_error(cachectl_os_engine engine, const std::string &path, int expected_errno) {
     ReportHandle report = create_report(engine);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel, &error) ==
-          CACHECTL_FILE_ERROR);
+    CHECK(scan_fork_to_end(report.get(), 0, path.c_str(), segment_bytes(), &error) == CACHECTL_FILE_ERROR);
     CHECK(error.status == CACHECTL_FILE_ERROR);
     if (expected_errno != 0)
         CHECK(error.saved_errno == expected_errno);
     else
         CHECK(error.saved_errno != 0);
-    CHECK_THAT(std::string(error.message), Catch::Contains(path)); // the shim's errmsg names the file
+    CHECK(error.call != CACHECTL_CALL_NONE); // the shim words the message by the call
+    CHECK(std::string(error.path) == path);  // and names the file
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 
-// Scans path with engine: refused as an unsafe file whose message names it
-// and what was found there.
-void check_unsafe_file(cachectl_os_engine engine, const std::string &path, const std::string &found) {
+// Scans path with engine: refused as an unsafe file, with its path and what
+// was found there (a kind, or a regular file's owner) for the shim's message.
+void check_unsafe_file(cachectl_os_engine engine, const std::string &path, cachectl_file_kind kind,
+                       std::uint32_t owner = 0) {
     ReportHandle report = create_report(engine);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    CHECK(cachectl_residency_report_scan_fork(report.get(), 0, path.c_str(), segment_bytes(), &cancel, &error) ==
-          CACHECTL_UNSAFE_FILE);
+    CHECK(scan_fork_to_end(report.get(), 0, path.c_str(), segment_bytes(), &error) == CACHECTL_UNSAFE_FILE);
     CHECK(error.status == CACHECTL_UNSAFE_FILE);
-    CHECK_THAT(std::string(error.message), Catch::Contains(path) && Catch::Contains(found));
+    CHECK(std::string(error.path) == path);
+    CHECK(error.file_kind == kind);
+    if (kind == CACHECTL_FILE_REGULAR) {
+        CHECK(error.file_owner == owner);
+        CHECK(error.server_user == ::geteuid());
+    }
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 
     // the size of the fork, read with stat(2), refuses it too
     std::int64_t size_bytes = 0;
     cachectl_error size_error{};
     CHECK(cachectl_fork_size(path.c_str(), segment_bytes(), &size_bytes, &size_error) == CACHECTL_UNSAFE_FILE);
-    CHECK_THAT(std::string(size_error.message), Catch::Contains(path) && Catch::Contains(found));
+    CHECK(std::string(size_error.path) == path);
+    CHECK(size_error.file_kind == kind);
 }
 
 TEST_CASE("bridge: a directory where a segment file should be is refused, named as a directory", "[bridge]") {
@@ -177,7 +178,7 @@ TEST_CASE("bridge: a directory where a segment file should be is refused, named 
     REQUIRE(std::filesystem::create_directory(path));
     // open(O_RDONLY) succeeds on a directory, and stat gives it a size: the
     // error must come anyway, not a row or a size measuring the directory.
-    check_unsafe_file(engine, path, "is a directory, not a regular file");
+    check_unsafe_file(engine, path, CACHECTL_FILE_DIRECTORY);
 }
 
 TEST_CASE("bridge: a FIFO in place of a segment is refused without blocking", "[bridge]") {
@@ -187,14 +188,14 @@ TEST_CASE("bridge: a FIFO in place of a segment is refused without blocking", "[
     const std::string path = dir.file("16384");
     REQUIRE(::mkfifo(path.c_str(), 0600) == 0);
     // a blocking open(O_RDONLY) would wait for a writer forever
-    check_unsafe_file(engine, path, "is a FIFO, not a regular file");
+    check_unsafe_file(engine, path, CACHECTL_FILE_FIFO);
 }
 
 TEST_CASE("bridge: a character device in place of a segment is refused as one", "[bridge]") {
     TempDirectory dir;
     const std::string path = dir.file("16384");
     REQUIRE(::symlink("/dev/null", path.c_str()) == 0);
-    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, "is a character device, not a regular file");
+    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, CACHECTL_FILE_CHARACTER_DEVICE);
 }
 
 TEST_CASE("bridge: a socket in place of a segment is refused as one", "[bridge]") {
@@ -211,7 +212,7 @@ TEST_CASE("bridge: a socket in place of a segment is refused as one", "[bridge]"
     REQUIRE(socket_fd >= 0);
     REQUIRE(::bind(socket_fd, reinterpret_cast<const sockaddr *>(&address), sizeof address) == 0);
     // open() of a socket fails with ENXIO: the error still says what is there
-    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, "is a socket, not a regular file");
+    check_unsafe_file(CACHECTL_ENGINE_MINCORE, path, CACHECTL_FILE_SOCKET);
     ::close(socket_fd);
 }
 
@@ -225,12 +226,12 @@ TEST_CASE("bridge: a segment the process's user does not own is refused with eit
         TempFile given(dir, "16384");
         given.append(page_size());
         REQUIRE(::chown(path.c_str(), 65534, 65534) == 0);
-        check_unsafe_file(engine, path, "belongs to user ID 65534");
+        check_unsafe_file(engine, path, CACHECTL_FILE_REGULAR, 65534);
     } else {
         // otherwise: a link to a file root owns, which mincore would call
         // all cached (the kernel hides the page cache of files we may not write)
         REQUIRE(::symlink("/etc/passwd", path.c_str()) == 0);
-        check_unsafe_file(engine, path, "belongs to user ID 0");
+        check_unsafe_file(engine, path, CACHECTL_FILE_REGULAR, 0);
     }
 }
 
@@ -247,24 +248,21 @@ TEST_CASE("bridge: impossible arguments are refused", "[bridge]") {
     TempDirectory dir;
     FakeFork fork(dir);
     ReportHandle report = create_report(CACHECTL_ENGINE_AUTO);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
 
     SECTION("a segment size that is not positive") {
         const std::int64_t bad_size = GENERATE(std::int64_t{0}, std::int64_t{-1}, INT64_MIN);
-        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), bad_size, &cancel, &error) ==
-              CACHECTL_INVALID_ARGUMENT);
+        CHECK(scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), bad_size, &error) == CACHECTL_INVALID_ARGUMENT);
     }
     SECTION("no path") {
-        CHECK(cachectl_residency_report_scan_fork(report.get(), 0, nullptr, segment_bytes(), &cancel, &error) ==
-              CACHECTL_INVALID_ARGUMENT);
+        CHECK(scan_fork_to_end(report.get(), 0, nullptr, segment_bytes(), &error) == CACHECTL_INVALID_ARGUMENT);
     }
     SECTION("no report") {
-        CHECK(cachectl_residency_report_scan_fork(nullptr, 0, fork.base_path.c_str(), segment_bytes(), &cancel,
-                                                  &error) == CACHECTL_INVALID_ARGUMENT);
+        CHECK(scan_fork_to_end(nullptr, 0, fork.base_path.c_str(), segment_bytes(), &error) ==
+              CACHECTL_INVALID_ARGUMENT);
     }
     CHECK(error.status == CACHECTL_INVALID_ARGUMENT);
-    CHECK(std::strlen(error.message) > 0);
+    CHECK(std::strlen(error.bug) > 0);
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 
@@ -278,10 +276,8 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
     const bool has_counters = measured_by == CACHECTL_ENGINE_CACHESTAT;
 
     ReportHandle report = create_report(engine);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    REQUIRE(cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel,
-                                                &error) == CACHECTL_OK);
+    REQUIRE(scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &error) == CACHECTL_OK);
 
     const std::int64_t full_pages = pages_of(segment_bytes());
     const std::vector<RowSnapshot> expected = {
@@ -290,8 +286,6 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
         {0, 2, fork.last.path(), measured_by, 5 * page_size() + 1, 6, 6, 0, 0, has_counters},
     };
     CHECK(rows_of(report.get()) == expected);
-    cachectl_segment_row row{};
-    CHECK_FALSE(cachectl_residency_report_row(report.get(), expected.size(), &row));
 
     cachectl_residency_counts total{};
     cachectl_residency_report_total(report.get(), &total);
@@ -305,43 +299,34 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
     CHECK(cachectl_residency_report_row_count(report.get()) == 0);
 }
 
-TEST_CASE("bridge: a cancelled scan says so and resumes to the same rows", "[bridge]") {
+TEST_CASE("bridge: a fork is scanned in bounded steps that end with every row", "[bridge]") {
     const cachectl_os_engine engine = GENERATE(CACHECTL_ENGINE_MINCORE, CACHECTL_ENGINE_AUTO);
     INFO("engine " << cachectl_engine_name(engine));
     TempDirectory dir;
     FakeFork fork(dir);
     cachectl_error error{};
 
-    ReportHandle uninterrupted = create_report(engine);
-    volatile sig_atomic_t not_cancelled = 0;
-    REQUIRE(cachectl_residency_report_scan_fork(uninterrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
-                                                &not_cancelled, &error) == CACHECTL_OK);
-
-    // Three segment files are three units of work at least: with the flag
-    // set, the first call cannot finish, and each later one must progress.
-    ReportHandle interrupted = create_report(engine);
-    volatile sig_atomic_t cancel = 1;
-    cachectl_status status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(),
-                                                                 segment_bytes(), &cancel, &error);
-    CHECK(status == CACHECTL_CANCELLED);
-    int calls = 1;
-    while (status == CACHECTL_CANCELLED && calls < 10) {
-        status = cachectl_residency_report_scan_fork(interrupted.get(), 0, fork.base_path.c_str(), segment_bytes(),
-                                                     &cancel, &error);
-        ++calls;
-    }
-    CHECK(status == CACHECTL_OK);
-    CHECK(rows_of(interrupted.get()) == rows_of(uninterrupted.get()));
+    // Three segment files are three units of work at least: the first step
+    // cannot finish, and the shim gets control back between them.
+    ReportHandle report = create_report(engine);
+    cachectl_step step{};
+    REQUIRE(cachectl_residency_report_step_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &step,
+                                                &error) == CACHECTL_OK);
+    CHECK_FALSE(step.finished);
+    CHECK(step.delay_us == 0);
+    int steps = 0;
+    REQUIRE(scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &error, &steps) == CACHECTL_OK);
+    CHECK(steps >= 2);
+    CHECK(steps < 10);
+    CHECK(cachectl_residency_report_row_count(report.get()) == 3);
 }
 
 TEST_CASE("bridge: a forced cachestat engine is used or refused", "[bridge]") {
     TempDirectory dir;
     FakeFork fork(dir);
     ReportHandle report = create_report(CACHECTL_ENGINE_CACHESTAT);
-    volatile sig_atomic_t cancel = 0;
     cachectl_error error{};
-    const cachectl_status status =
-        cachectl_residency_report_scan_fork(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &cancel, &error);
+    const cachectl_status status = scan_fork_to_end(report.get(), 0, fork.base_path.c_str(), segment_bytes(), &error);
     if (probe_cachestat_on(fork.full.fd()) == CachestatSupport::available) {
         REQUIRE(status == CACHECTL_OK);
         for (const RowSnapshot &row : rows_of(report.get())) {

@@ -1,15 +1,14 @@
 // test_fork_block_map.cpp — os_map's core on real segment files: one bit per
 // block set exactly for the cached blocks, cachestat classifying windows and
-// their pieces (empty skipped, full set, only the rest mapped), cancellation
+// their pieces (empty skipped, full set, only the rest mapped), steps
 // and resumption.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/fork_block_map.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "fork_block_map.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
 #include <vector>
 
 namespace pg_cachectl {
@@ -63,12 +62,19 @@ void check_expected_bits(const BitmapView &view) {
     }
 }
 
+// Steps a map to its end, as the shim's loop does.
+void run_to_end(ForkBlockMap &job) {
+    int steps = 0;
+    while (!job.step())
+        REQUIRE(++steps < 100000);
+}
+
 TEST_CASE("the map has a bit set for exactly the cached blocks, with either engine") {
     PartlyCachedFork fork;
     for (EngineChoice engine : {EngineChoice::mincore, EngineChoice::automatic}) {
         Map map(356);
         ForkBlockMap job(map.view, fork.first.path(), segment_bytes(), block_size, engine, window_bytes());
-        REQUIRE(job.run(nullptr));
+        run_to_end(job);
         check_expected_bits(map.view);
         CHECK(map.view.count() == 12);
     }
@@ -82,7 +88,7 @@ TEST_CASE("cachestat finds the empty segment and windows, which are not mapped")
     }
     Map map(356);
     ForkBlockMap job(map.view, fork.first.path(), segment_bytes(), block_size, EngineChoice::automatic, window_bytes());
-    REQUIRE(job.run(nullptr));
+    run_to_end(job);
     const std::int64_t blocks_per_window = window_bytes() / block_size;
     // blocks 10..19 and 100..101 lie in at most 3 windows of the first segment
     CHECK(job.windows_mapped() <= 3);
@@ -95,7 +101,7 @@ TEST_CASE("cachestat finds the empty segment and windows, which are not mapped")
     Map by_mincore(356);
     ForkBlockMap every_window(by_mincore.view, fork.first.path(), segment_bytes(), block_size, EngineChoice::mincore,
                               window_bytes());
-    REQUIRE(every_window.run(nullptr));
+    run_to_end(every_window);
     CHECK(every_window.windows_skipped() == 0);
     CHECK(by_mincore.bytes == map.bytes);
 }
@@ -118,28 +124,28 @@ TEST_CASE("a partly cached window is classified in pieces: full ones set, empty 
     }
     Map map(blocks);
     ForkBlockMap job(map.view, segment.path(), 3 * piece, block_size, EngineChoice::automatic, 3 * piece);
-    REQUIRE(job.run(nullptr));
+    run_to_end(job);
     CHECK(job.windows_full() == 1);
     CHECK(job.windows_mapped() == 1);
     CHECK(job.windows_skipped() == 1);
 
     Map by_mincore(blocks);
     ForkBlockMap every_window(by_mincore.view, segment.path(), 3 * piece, block_size, EngineChoice::mincore, 3 * piece);
-    REQUIRE(every_window.run(nullptr));
+    run_to_end(every_window);
     CHECK(every_window.windows_mapped() == 1);
     CHECK(by_mincore.bytes == map.bytes);
     CHECK(map.view.count() == piece / block_size + 4);
 }
 
-TEST_CASE("a cancelled map resumes where it stopped and ends the same") {
+TEST_CASE("a map is made one window per step and ends the same") {
     PartlyCachedFork fork;
     Map map(356);
     ForkBlockMap job(map.view, fork.first.path(), segment_bytes(), block_size, EngineChoice::mincore, window_bytes());
-    volatile std::sig_atomic_t cancel = 1;
-    int calls = 0;
-    while (!job.run(&cancel))
-        ++calls;
-    CHECK(calls >= 2); // one window per call
+    int steps = 1;
+    while (!job.step())
+        ++steps;
+    CHECK(steps >= 2); // one window per step
+    CHECK(job.step()); // a finished map stays finished
     check_expected_bits(map.view);
 }
 
@@ -148,19 +154,19 @@ TEST_CASE("a map shorter than the fork covers its blocks only; a missing fork le
     Map shorter(15);
     ForkBlockMap job(shorter.view, fork.first.path(), segment_bytes(), block_size, EngineChoice::mincore,
                      window_bytes());
-    REQUIRE(job.run(nullptr));
+    run_to_end(job);
     CHECK(shorter.view.count() == 5);
 
     Map longer(1000);
     ForkBlockMap past_end(longer.view, fork.first.path(), segment_bytes(), block_size, EngineChoice::mincore,
                           window_bytes());
-    REQUIRE(past_end.run(nullptr));
+    run_to_end(past_end);
     CHECK(longer.view.count() == 12);
 
     Map none(10);
     ForkBlockMap missing(none.view, fork.dir.file("no_such_fork"), segment_bytes(), block_size, EngineChoice::automatic,
                          window_bytes());
-    REQUIRE(missing.run(nullptr));
+    run_to_end(missing);
     CHECK(none.view.count() == 0);
 }
 

@@ -1,10 +1,12 @@
 // test_fork_drop.cpp — the write-back sequence of os_drop: on real files
 // (dirty pages are dropped too, after being written back), and with the
 // system calls replaced to see the order of calls and which one failed.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/fork_drop.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "pg_cachectl/os_jobs.h"
+
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "fork_drop.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -119,8 +121,8 @@ TEST_CASE("the sequence: writeback in chunks, a wait per chunk, then fsync, then
     ForkDrop drop(first.path(), segment_bytes(), 32 * page_size());
     CHECK(run_to_end(drop) == ForkDrop::Step::done);
     CHECK(log.calls == std::vector<std::string>{"sync_file_range 0+32", "sync_file_range 32+32", "wait 0+32",
-                                                "wait 32+32", "fsync", "dontneed", "sync_file_range 0+20",
-                                                "wait 0+20", "fsync", "dontneed"});
+                                                "wait 32+32", "fsync", "dontneed", "sync_file_range 0+20", "wait 0+20",
+                                                "fsync", "dontneed"});
 }
 
 TEST_CASE("a failed start of writeback is reported and the drop goes on") {
@@ -180,6 +182,29 @@ TEST_CASE("a failed fsync stops that segment before DONTNEED") {
     CHECK(run_to_end(drop) == ForkDrop::Step::done);
     CHECK(std::find(log.calls.begin(), log.calls.end(), "dontneed") == log.calls.end());
     CHECK(drop.segments_dropped() == 0);
+}
+
+TEST_CASE("through the bridge, a failed fsync is the call, errno and file for the shim to word") {
+    TempDirectory dir;
+    TempFile file(dir, "5");
+    file.append(8 * page_size());
+    CallLog log;
+    log.fsync_errno = EIO;
+    LoggedCalls logged(log);
+
+    cachectl_error error{};
+    cachectl_os_drop *drop = cachectl_os_drop_create(file.path().c_str(), segment_bytes(), &error);
+    REQUIRE(drop != nullptr);
+    cachectl_step step{};
+    cachectl_status status = CACHECTL_OK;
+    for (int steps = 0; status == CACHECTL_OK && !step.finished && steps < 100; ++steps)
+        status = cachectl_os_drop_step(drop, &step, &error);
+    cachectl_os_drop_free(drop);
+    CHECK(status == CACHECTL_WRITE_BACK_FAILED);
+    CHECK(error.status == CACHECTL_WRITE_BACK_FAILED);
+    CHECK(error.call == CACHECTL_CALL_FSYNC);
+    CHECK(error.saved_errno == EIO);
+    CHECK(std::string(error.path) == file.path());
 }
 
 TEST_CASE("a failed DONTNEED is reported as such") {

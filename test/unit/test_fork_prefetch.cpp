@@ -1,10 +1,10 @@
 // test_fork_prefetch.cpp — os_prefetch's core on real files: block ranges to
 // pages, chunks at the per-call cap, resuming after a call that queued less
 // than asked, waiting until pages are read, ranges past the end, throttling.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/file_calls.hpp"
-#include "pg_cachectl/fork_prefetch.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "file_calls.hpp"
+#include "fork_prefetch.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -2,8 +2,8 @@
 // whose page-cache state the test sets: written, synced, dropped, read back.
 // Everything must pass whichever engine this kernel offers: the cachestat
 // checks are skipped (with a warning) where cachestat cannot be trusted.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>

@@ -1,14 +1,13 @@
 // test_residency_report.cpp — the segment table of os_residency(): fake forks
 // made of segment files in a known cache state, measured with each engine.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/os_page_cache.hpp"
-#include "pg_cachectl/posix_handles.hpp"
-#include "pg_cachectl/residency_report.hpp"
+#include "core_errors.hpp"
+#include "os_page_cache.hpp"
+#include "posix_handles.hpp"
+#include "residency_report.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>
 
-#include <csignal>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -112,9 +111,11 @@ const char *choice_name(EngineChoice choice) {
     return "automatic";
 }
 
-// Scans a fork to the end with no cancellation.
+// Steps a fork to its end, as the shim's loop does.
 void scan_whole_fork(ResidencyReport &report, int fork_number, const std::string &base_path) {
-    REQUIRE(report.scan_fork(fork_number, base_path, segment_bytes(), nullptr));
+    int steps = 0;
+    while (!report.step_fork(fork_number, base_path, segment_bytes()))
+        REQUIRE(++steps < 100000);
 }
 
 void check_same_row(const SegmentResidency &got, const SegmentResidency &want) {
@@ -212,7 +213,7 @@ TEST_CASE("a fork without its first file adds no row", "[residency_report]") {
     REQUIRE(report.segments().size() == 1);
 
     // The fsm fork does not exist: done at once, and the main fork's row stays.
-    CHECK(report.scan_fork(1, dir.file("16386_fsm"), segment_bytes(), nullptr));
+    CHECK(report.step_fork(1, dir.file("16386_fsm"), segment_bytes()));
     CHECK(report.segments().size() == 1);
     CHECK(report.segments().count({1, 0}) == 0);
 }
@@ -229,7 +230,7 @@ TEST_CASE("a missing relation file opens as an invalid descriptor, without an ex
     CHECK_THROWS_AS(open_relation_file_if_present(dir.path()), UnsafeFile);
 }
 
-TEST_CASE("a cancelled scan resumes where it stopped and ends with the same counts", "[residency_report]") {
+TEST_CASE("a scan stepped one unit at a time ends with the same counts as in one go", "[residency_report]") {
     const EngineChoice choice = GENERATE(EngineChoice::mincore, EngineChoice::cachestat, EngineChoice::automatic);
     INFO("engine choice: " << choice_name(choice));
     TempDirectory dir;
@@ -237,23 +238,21 @@ TEST_CASE("a cancelled scan resumes where it stopped and ends with the same coun
     if (!choice_runs_here(choice, fork.file(0).fd()))
         return;
 
-    ResidencyReport uninterrupted(choice, small_window());
+    ResidencyReport uninterrupted(choice);
     scan_whole_fork(uninterrupted, 0, fork.base_path());
 
-    // The flag stays set, as it does until the shim handles the interrupt:
-    // every call must still make progress.
-    volatile std::sig_atomic_t cancel = 1;
+    // Every step must make progress, one window or one segment at a time.
     ResidencyReport interrupted(choice, small_window());
     // Two full segments of 16 windows and a last one that fits in one window;
     // a bound on the calls: one per window, plus one per segment file opened.
     const auto windows = static_cast<int>(2 * (segment_bytes() / small_window()) + 1);
     const int most_calls = windows + 3 + 1;
     int calls = 1;
-    while (!interrupted.scan_fork(0, fork.base_path(), segment_bytes(), &cancel)) {
+    while (!interrupted.step_fork(0, fork.base_path(), segment_bytes())) {
         ++calls;
         REQUIRE(calls <= most_calls);
     }
-    // Three segments are at least three units of work: it must have stopped.
+    // Three segments are at least three units of work: it must have returned between them.
     CHECK(calls > 1);
     if (expected_engine(choice, fork.file(0).fd()) == Engine::mincore)
         CHECK(calls >= windows);
@@ -267,15 +266,6 @@ TEST_CASE("a cancelled scan resumes where it stopped and ends with the same coun
     }
     CHECK(interrupted.total().counts.cached == uninterrupted.total().counts.cached);
     CHECK(interrupted.total().counts.cached == fork.cached_pages(0) + fork.cached_pages(2));
-}
-
-TEST_CASE("an unset cancel flag does not stop a scan", "[residency_report]") {
-    TempDirectory dir;
-    FakeFork fork(dir, "16388", three_segments());
-    volatile std::sig_atomic_t cancel = 0;
-    ResidencyReport report(EngineChoice::mincore, small_window());
-    CHECK(report.scan_fork(0, fork.base_path(), segment_bytes(), &cancel));
-    CHECK(report.segments().size() == 3);
 }
 
 TEST_CASE("a forced engine is used, or refused when the system lacks it", "[residency_report]") {
@@ -296,7 +286,7 @@ TEST_CASE("a forced engine is used, or refused when the system lacks it", "[resi
         CHECK(by_cachestat.segments().begin()->second.engine == Engine::cachestat);
         CHECK(by_cachestat.segments().begin()->second.counts.cached == 4);
     } else {
-        CHECK_THROWS_AS(by_cachestat.scan_fork(0, fork.base_path(), segment_bytes(), nullptr), NotSupported);
+        CHECK_THROWS_AS(by_cachestat.step_fork(0, fork.base_path(), segment_bytes()), NotSupported);
     }
 }
 
@@ -305,9 +295,9 @@ TEST_CASE("a report refuses impossible arguments", "[residency_report]") {
     CHECK_THROWS_AS(ResidencyReport(EngineChoice::mincore, page_size() + 1), InvalidArgument);
 
     ResidencyReport report(EngineChoice::mincore);
-    CHECK_THROWS_AS(report.scan_fork(0, "", segment_bytes(), nullptr), InvalidArgument);
-    CHECK_THROWS_AS(report.scan_fork(0, "/nonexistent", 0, nullptr), InvalidArgument);
-    CHECK_THROWS_AS(report.scan_fork(0, "/nonexistent", -1, nullptr), InvalidArgument);
+    CHECK_THROWS_AS(report.step_fork(0, "", segment_bytes()), InvalidArgument);
+    CHECK_THROWS_AS(report.step_fork(0, "/nonexistent", 0), InvalidArgument);
+    CHECK_THROWS_AS(report.step_fork(0, "/nonexistent", -1), InvalidArgument);
 }
 
 } // namespace

@@ -1,6 +1,6 @@
 // test_segment_math.cpp — forks → segment files → OS pages → mincore windows.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/segment_math.hpp"
+#include "core_errors.hpp"
+#include "segment_math.hpp"
 
 #include <catch2/catch.hpp>
 

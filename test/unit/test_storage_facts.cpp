@@ -1,6 +1,6 @@
 // test_storage_facts.cpp — the per-call WILLNEED cap read from a fake sysfs
 // tree, and the filesystem of a real file.
-#include "pg_cachectl/storage_facts.hpp"
+#include "storage_facts.hpp"
 #include "temp_file.hpp"
 
 #include <catch2/catch.hpp>
@@ -53,9 +53,6 @@ TEST_CASE("a device without a queue uses its bdi, else 1 MiB") {
 TEST_CASE("the real file of a test is on a filesystem that takes advice") {
     test::TempFile file;
     CHECK(filesystem_kind(file.fd()) == FilesystemKind::ordinary);
-    CHECK(advice_caveat(FilesystemKind::ordinary).empty());
-    CHECK(advice_caveat(FilesystemKind::tmpfs).find("tmpfs") != std::string::npos);
-    CHECK(advice_caveat(FilesystemKind::zfs).find("ZFS") != std::string::npos);
     CHECK(willneed_cap_bytes(file.fd()) >= 4096); // whatever this machine's device says
 }
 

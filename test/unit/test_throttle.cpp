@@ -1,6 +1,6 @@
 // test_throttle.cpp — the arithmetic of max_mb_per_sec.
-#include "pg_cachectl/core_errors.hpp"
-#include "pg_cachectl/throttle.hpp"
+#include "core_errors.hpp"
+#include "throttle.hpp"
 
 #include <catch2/catch.hpp>
 

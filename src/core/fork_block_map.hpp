@@ -1,0 +1,88 @@
+// fork_block_map.hpp — the OS block map of a relation fork: one bit per
+// block, set when every OS page of the block is in the page cache.  A
+// report's map (status, draw, os_map, snapshots): it may count pages whose
+// read is still in flight; a wait must never build on it (ForkPrefetch asks
+// mincore itself).
+//
+// The fork is walked in windows aligned to both the block and the page
+// size.  Where cachestat works, it classifies each window by its count of
+// cached pages: none (every bit stays clear), all (every bit is set without
+// mapping the window: DESIGN.md, "Linux facts", rules that a page whose read
+// is in flight counts as cached for a report), or some — and a window partly
+// cached is classified again in pieces of a few MiB, of which only the
+// partly cached are mapped and asked with mincore, which tells which pages.
+// Under the mincore engine every window is mapped.
+#pragma once
+#include "server_free.hpp"
+
+#include "bitmap.hpp"
+#include "engine_choice.hpp"
+#include "posix_handles.hpp"
+#include "segment_math.hpp"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace pg_cachectl {
+
+class ForkBlockMap {
+  public:
+    // The mincore window (the most one mapping covers).
+    static constexpr std::int64_t default_window_bytes = std::int64_t{128} << 20;
+    // The pieces a partly cached window is classified in (when window_bytes
+    // is not smaller): small enough that a partly cached stretch costs little
+    // mincore, large enough that a GiB takes a few hundred calls.
+    static constexpr std::int64_t piece_window_bytes = std::int64_t{4} << 20;
+
+    // Sets bits of `map` (already cleared, one bit per block of the fork
+    // whose first segment file is base_path) for the cached blocks.
+    ForkBlockMap(BitmapView map, std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
+                 EngineChoice engine, std::int64_t window_bytes = default_window_bytes);
+
+    // Maps one window (or piece); returns whether the map is done.  Throws
+    // SystemError.
+    bool step();
+
+    // Windows and pieces as cachestat classified them, and those mincore
+    // looked at (every window under the mincore engine).
+    std::int64_t windows_skipped() const { return windows_skipped_; } // no page cached
+    std::int64_t windows_full() const { return windows_full_; }       // every page cached
+    std::int64_t windows_mapped() const { return windows_mapped_; }
+
+  private:
+    enum class Cached { none, all, some };
+
+    // Returns whether the fork is done.
+    bool next_window();
+    Cached cached_in(std::int64_t offset, std::int64_t length) const;
+    void classify_window(const ByteRange &window, bool whole);
+    void map_window(const ByteRange &window);
+    void set_window(std::int64_t offset, std::int64_t length);
+    void mark_window(std::int64_t offset, std::int64_t length);
+
+    BitmapView map_;
+    std::string base_path_;
+    std::int64_t segment_bytes_;
+    std::int64_t block_size_;
+    std::int64_t page_size_;
+    EngineChoice engine_;
+    std::int64_t window_bytes_;
+    std::int64_t piece_bytes_;
+
+    int segment_ = 0;
+    UniqueFd fd_;
+    std::string path_;
+    std::int64_t segment_size_ = 0; // bytes of whole blocks within the map
+    std::int64_t offset_ = 0;
+    std::int64_t pieces_end_ = 0; // end of the partly cached window whose pieces are next
+    bool last_segment_ = false;
+    bool use_cachestat_ = false;
+    bool done_ = false;
+    std::vector<unsigned char> residency_;
+    std::int64_t windows_skipped_ = 0;
+    std::int64_t windows_full_ = 0;
+    std::int64_t windows_mapped_ = 0;
+};
+
+} // namespace pg_cachectl

@@ -1,0 +1,402 @@
+/*
+ * autowarm_load.c — the autowarm worker loading a snapshot back: the plan
+ * from cachectl.restore_plan() (the one restore() follows), then a chunk per
+ * transaction through cachectl.prewarm_runs(), so that the worker never
+ * holds a snapshot or a relation's lock for longer than a chunk (a quarter
+ * of a second at the rate, 32 MB at most): DDL waiting for a lock gets it
+ * between two chunks, and replay on a standby is not delayed.  A relation
+ * dropped meanwhile, or that cannot be loaded (its error logged), is skipped
+ * and counted; one truncated or rewritten is loaded as it is now.  The OS
+ * layer of every relation is loaded first, then shared buffers (from the
+ * page cache by then), the smallest relations first; the snapshot's blocks
+ * in shared buffers fill at most cachectl.prewarm_max_share of the pool,
+ * those an earlier load left there included (a standby's own readers keep
+ * the rest).
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/bufmgr.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+#include "utils/timestamp.h"
+
+#include <math.h>
+
+#include "autowarm_settings.h"
+#include "autowarm_worker.h"
+#include "cachectl.h"
+
+/* One row of restore_plan(), copied out of its transaction. */
+typedef struct PlannedChunk
+{
+	int32		relation_number;
+	char	   *relation_name;
+	Oid			relation;
+	char	   *skip_reason;	/* NULL unless skipped */
+	char	   *fork;			/* NULL: nothing to load */
+	char	   *layer;
+	char	   *runs;			/* int8multirange as text */
+	bool		drop_os_copy;
+	int64		blocks;			/* in runs */
+} PlannedChunk;
+
+typedef struct LoadCounts
+{
+	int64		shared_blocks;
+	int64		os_blocks;
+	int64		relations_skipped;
+} LoadCounts;
+
+/* The load under way, if any, and the rows it planned from (for autowarm_load_abandon). */
+static bool load_in_progress = false;
+static char planned_fingerprint[AUTOWARM_FINGERPRINT_LENGTH];
+
+static void
+begin_statement_transaction(void)
+{
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	SPI_connect();
+	PushActiveSnapshot(GetTransactionSnapshot());
+}
+
+static void
+end_statement_transaction(void)
+{
+	SPI_finish();
+	PopActiveSnapshot();
+	CommitTransactionCommand();
+	pgstat_report_stat(false);
+}
+
+static char *
+text_column(HeapTuple row, TupleDesc desc, int column, MemoryContext into)
+{
+	char	   *value = SPI_getvalue(row, desc, column);
+
+	return value ? MemoryContextStrdup(into, value) : NULL;
+}
+
+/* Inside a transaction with SPI connected: count and newest taken_at of the label. */
+static void
+fingerprint_now(char *fingerprint, size_t size)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(cachectl_autowarm_label_setting)};
+	char	   *value;
+
+	if (SPI_execute_with_args("SELECT pg_catalog.count(*)::pg_catalog.text OPERATOR(pg_catalog.||) '/' "
+							  "OPERATOR(pg_catalog.||) COALESCE(pg_catalog.max(s.taken_at)::pg_catalog.text, '') "
+							  "FROM cachectl.snapshot AS s WHERE s.label OPERATOR(pg_catalog.=) $1",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the autowarm snapshot's rows");
+	value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
+	strlcpy(fingerprint, value, size);
+	if (strncmp(fingerprint, "0/", 2) == 0)
+		fingerprint[0] = '\0';
+}
+
+void
+autowarm_snapshot_fingerprint(char *fingerprint, size_t size)
+{
+	begin_statement_transaction();
+	fingerprint_now(fingerprint, size);
+	end_statement_transaction();
+}
+
+/* The rate argument of restore_plan() and prewarm_runs(): NULL for no limit. */
+static void
+rate_argument(Datum *value, char *null)
+{
+	*value = Float8GetDatum(cachectl_autowarm_max_mb_per_sec_setting);
+	*null = cachectl_autowarm_max_mb_per_sec_setting > 0 ? ' ' : 'n';
+}
+
+/* Inside the plan's transaction: the blocks the label has in shared buffers. */
+static int64
+recorded_shared_blocks(void)
+{
+	Oid			types[1] = {TEXTOID};
+	Datum		values[1] = {CStringGetTextDatum(cachectl_autowarm_label_setting)};
+	bool		isnull;
+	Datum		value;
+
+	if (SPI_execute_with_args("SELECT pg_catalog.sum(s.block_count)::pg_catalog.int8 FROM cachectl.snapshot AS s "
+							  "WHERE s.label OPERATOR(pg_catalog.=) $1 AND s.layer OPERATOR(pg_catalog.=) 'shared'",
+							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		elog(ERROR, "could not read the autowarm snapshot's rows");
+	value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+	return isnull ? 0 : DatumGetInt64(value);
+}
+
+/* The plan, in load_context; returns its chunk count (0 when the label has no rows). */
+static int
+plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, char *fingerprint,
+		  int64 *recorded_shared)
+{
+	Oid			types[3] = {TEXTOID, FLOAT8OID, BOOLOID};
+	Datum		values[3];
+	char		nulls[4] = "   ";
+	int			count = 0;
+
+	begin_statement_transaction();
+	fingerprint_now(fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
+	if (fingerprint[0] != '\0')
+	{
+		values[0] = CStringGetTextDatum(cachectl_autowarm_label_setting);
+		rate_argument(&values[1], &nulls[1]);
+		values[2] = BoolGetDatum(missing_only);
+		/*
+		 * The OS layer of every relation first, then shared buffers (read
+		 * from the page cache by then): the device reads the whole hot set
+		 * at its own pace before any buffer read waits for it.
+		 */
+		if (SPI_execute_with_args("SELECT p.relation_number, p.relation_name, p.rel::pg_catalog.oid, p.skip_reason, "
+								  "p.fork, p.layer, p.runs::pg_catalog.text, p.drop_os_copy, "
+								  "(SELECT pg_catalog.sum(pg_catalog.upper(r) OPERATOR(pg_catalog.-) pg_catalog.lower(r)) "
+								  "   FROM pg_catalog.unnest(p.runs) AS r)::pg_catalog.int8 "
+								  "FROM cachectl.restore_plan($1, 'both', $2, $3) AS p "
+								  "ORDER BY p.layer OPERATOR(pg_catalog.=) 'shared', p.relation_number",
+								  3, types, values, nulls, false, 0) != SPI_OK_SELECT)
+			elog(ERROR, "could not plan the autowarm load");
+		count = (int) SPI_processed;
+		*chunks = MemoryContextAllocZero(load_context, sizeof(PlannedChunk) * Max(count, 1));
+		for (int i = 0; i < count; i++)
+		{
+			HeapTuple	row = SPI_tuptable->vals[i];
+			TupleDesc	desc = SPI_tuptable->tupdesc;
+			PlannedChunk *chunk = &(*chunks)[i];
+			bool		isnull;
+			Datum		value;
+
+			chunk->relation_number = DatumGetInt32(SPI_getbinval(row, desc, 1, &isnull));
+			chunk->relation_name = text_column(row, desc, 2, load_context);
+			value = SPI_getbinval(row, desc, 3, &isnull);
+			chunk->relation = isnull ? InvalidOid : DatumGetObjectId(value);
+			chunk->skip_reason = text_column(row, desc, 4, load_context);
+			chunk->fork = text_column(row, desc, 5, load_context);
+			chunk->layer = text_column(row, desc, 6, load_context);
+			chunk->runs = text_column(row, desc, 7, load_context);
+			value = SPI_getbinval(row, desc, 8, &isnull);
+			chunk->drop_os_copy = !isnull && DatumGetBool(value);
+			value = SPI_getbinval(row, desc, 9, &isnull);
+			chunk->blocks = isnull ? 0 : DatumGetInt64(value);
+		}
+		if (count > 0)
+			*recorded_shared = recorded_shared_blocks();
+	}
+	end_statement_transaction();
+	return count;
+}
+
+/*
+ * Loads one chunk in its own transaction; false if its relation was
+ * dropped meanwhile or could not be loaded (logged; a cancel ends the
+ * worker).
+ */
+static bool
+load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *counts)
+{
+	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, FLOAT8OID};
+	Datum		values[6];
+	char		nulls[7] = "      ";
+	bool		loaded = true;
+
+	begin_statement_transaction();
+	values[0] = ObjectIdGetDatum(chunk->relation);
+	values[1] = CStringGetTextDatum(chunk->fork);
+	values[2] = CStringGetTextDatum(chunk->runs);
+	values[3] = CStringGetTextDatum(chunk->layer);
+	rate_argument(&values[4], &nulls[4]);
+	PG_TRY();
+	{
+		char		query[512];
+
+		/*
+		 * The OS layer is advised without waiting for each chunk's reads
+		 * (os_prefetch with wait off, a run at a time): the next chunks'
+		 * advice keeps the device's queue full, and the shared chunks that
+		 * follow wait for any page still in flight.  (prewarm_runs waits
+		 * for its OS reads: one chunk in flight at a time, a fifth of this
+		 * machine's device speed.)
+		 */
+		if (strcmp(chunk->layer, "os") == 0)
+			snprintf(query, sizeof(query),
+					 "SELECT 0::pg_catalog.int8, COALESCE(pg_catalog.sum(p.blocks_requested), 0)::pg_catalog.int8 "
+					 "FROM pg_catalog.unnest($3::pg_catalog.int8multirange) AS r, "
+					 "LATERAL cachectl.os_prefetch($1::pg_catalog.regclass, $2, pg_catalog.lower(r), "
+					 "pg_catalog.upper(r) OPERATOR(pg_catalog.-) 1, $5, false) AS p "
+					 "WHERE $4 IS NOT NULL");
+		else
+			snprintf(query, sizeof(query),
+					 "SELECT r.shared_blocks_loaded, r.os_blocks_loaded "
+					 "FROM cachectl.prewarm_runs($1::pg_catalog.regclass, $2, $3::pg_catalog.int8multirange, $4, $5, %s) AS r",
+					 chunk->drop_os_copy ? "true" : "false");
+		if (SPI_execute_with_args(query, 5, types, values, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+			elog(ERROR, "could not load an autowarm chunk");
+		else
+		{
+			bool		isnull;
+			Datum		value;
+
+			value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull);
+			counts->shared_blocks += isnull ? 0 : DatumGetInt64(value);
+			value = SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 2, &isnull);
+			counts->os_blocks += isnull ? 0 : DatumGetInt64(value);
+		}
+	}
+	PG_CATCH();
+	{
+		ErrorData  *error;
+
+		MemoryContextSwitchTo(load_context);
+		error = CopyErrorData();
+		/* a cancel ends the load; an error of this relation only skips it */
+		if (error->sqlerrcode == ERRCODE_QUERY_CANCELED || error->sqlerrcode == ERRCODE_ADMIN_SHUTDOWN)
+			PG_RE_THROW();
+		FlushErrorState();
+		AbortCurrentTransaction();
+		if (error->sqlerrcode != ERRCODE_UNDEFINED_TABLE)
+			ereport(LOG,
+					(errmsg("pg_cachectl autowarm: skipping relation %s: %s", chunk->relation_name, error->message)));
+		FreeErrorData(error);
+		loaded = false;
+	}
+	PG_END_TRY();
+	if (loaded)
+		end_statement_transaction();
+	return loaded;
+}
+
+bool
+autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
+{
+	MemoryContext load_context = AllocSetContextCreate(TopMemoryContext, "pg_cachectl autowarm load",
+													   ALLOCSET_DEFAULT_SIZES);
+	MemoryContext caller_context = MemoryContextSwitchTo(load_context);
+	char		fingerprint[AUTOWARM_FINGERPRINT_LENGTH];
+	PlannedChunk *chunks = NULL;
+	int			chunk_count;
+	LoadCounts	counts = {0};
+	int64		recorded_shared = 0;
+	int64		planned_shared = 0;
+	int64		shared_budget;
+	int32		relation_numbers = 0;
+	bool	   *relation_gone;
+	bool		stopped = false;
+	TimestampTz started = GetCurrentTimestamp();
+	TimestampTz finished;
+	double		seconds;
+
+	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_LOADING);
+	pgstat_report_activity(STATE_RUNNING, "pg_cachectl autowarm: loading");
+	chunk_count = plan_load(missing_only, load_context, &chunks, fingerprint, &recorded_shared);
+	strlcpy(planned_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
+	load_in_progress = true;
+	if (fingerprint[0] == '\0')
+	{
+		/* nothing recorded yet under the label */
+		load_in_progress = false;
+		AUTOWARM_UPDATE(slot,
+						slot->phase = AUTOWARM_IDLE;
+						strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+		MemoryContextSwitchTo(caller_context);
+		MemoryContextDelete(load_context);
+		return true;
+	}
+	ereport(LOG,
+			(errmsg("pg_cachectl autowarm: loading cache snapshot \"%s\" into database \"%s\" (%s)",
+					cachectl_autowarm_label_setting, slot->database_name, why)));
+	AUTOWARM_UPDATE(slot,
+					slot->load_started = started;
+					slot->load_finished = 0);
+
+	/*
+	 * The snapshot's blocks in shared buffers fill at most
+	 * cachectl.prewarm_max_share of the pool, counting those already there
+	 * (a following standby's earlier loads): what the plan leaves out as
+	 * resident is the recorded count less what it loads.
+	 */
+	for (int i = 0; i < chunk_count; i++)
+	{
+		relation_numbers = Max(relation_numbers, chunks[i].relation_number);
+		if (chunks[i].layer != NULL && strcmp(chunks[i].layer, "shared") == 0)
+			planned_shared += chunks[i].blocks;
+	}
+	shared_budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
+	if (missing_only)
+		shared_budget -= Max(recorded_shared - planned_shared, 0);
+	relation_gone = palloc0(sizeof(bool) * (relation_numbers + 1));
+
+	for (int i = 0; i < chunk_count; i++)
+	{
+		const PlannedChunk *chunk = &chunks[i];
+
+		CHECK_FOR_INTERRUPTS();
+		if (autowarm_should_stop())
+		{
+			stopped = true;
+			break;
+		}
+		if (chunk->skip_reason != NULL)
+		{
+			counts.relations_skipped++;
+			continue;
+		}
+		if (chunk->fork == NULL || relation_gone[chunk->relation_number])
+			continue;
+		/* a chunk that would go past the budget is left out whole */
+		if (strcmp(chunk->layer, "shared") == 0 && counts.shared_blocks + chunk->blocks > shared_budget)
+			continue;
+		if (!load_chunk(chunk, load_context, &counts))
+		{
+			relation_gone[chunk->relation_number] = true;
+			counts.relations_skipped++;
+		}
+	}
+
+	finished = GetCurrentTimestamp();
+	seconds = (double) (finished - started) / USECS_PER_SEC;
+	/*
+	 * A load stopped midway (shutdown, autowarm off) has not loaded this
+	 * snapshot: its fingerprint is not kept, so a following standby loads it
+	 * again.
+	 */
+	AUTOWARM_UPDATE(slot,
+					slot->load_finished = finished;
+					slot->load_shared_blocks = counts.shared_blocks;
+					slot->load_os_blocks = counts.os_blocks;
+					slot->load_relations_skipped = counts.relations_skipped;
+					slot->load_seconds = seconds;
+					slot->loads_done++;
+					if (!stopped)
+						strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+	ereport(LOG,
+			(errmsg("pg_cachectl autowarm: %s cache snapshot \"%s\" into database \"%s\": "
+					INT64_FORMAT " shared and " INT64_FORMAT " OS blocks, " INT64_FORMAT " relations skipped, in %.3f s",
+					stopped ? "stopped loading" : "loaded",
+					cachectl_autowarm_label_setting, slot->database_name,
+					counts.shared_blocks, counts.os_blocks, counts.relations_skipped, seconds)));
+	load_in_progress = false;
+	pgstat_report_activity(STATE_IDLE, NULL);
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(load_context);
+	return !stopped;
+}
+
+void
+autowarm_load_abandon(AutowarmDatabase *slot)
+{
+	if (!load_in_progress)
+		return;
+	AUTOWARM_UPDATE(slot,
+					slot->start_load_done = true;
+					strlcpy(slot->loaded_fingerprint, planned_fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+	load_in_progress = false;
+}
