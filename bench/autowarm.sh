@@ -110,19 +110,9 @@ autowarm_cleanup() {
 }
 trap autowarm_cleanup EXIT
 
-fmt() { calc "sprintf(\"%.${2:-1}f\", $1)"; }
 verdict() { if [ "$(calc "($1) ? 1 : 0")" = 1 ]; then echo PASS; else echo MISS; fi; }
 loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
-device_of() {
-    local source dev
-    source=$(findmnt -n -o SOURCE --target "$1" | head -n1)
-    dev=$(basename "$(readlink -f "$source")")
-    if [ ! -d "/sys/class/block/$dev/queue" ]; then
-        dev=$(lsblk -n -o PKNAME "/dev/$dev" 2>/dev/null | head -n1)
-    fi
-    echo "$source $dev"
-}
 
 # psql against the standby
 sbsql() {

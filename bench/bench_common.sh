@@ -114,6 +114,21 @@ emit_goal() { bench_emit goal "$BENCH_NAME" "$@"; }
 emit_info() { bench_emit info "$BENCH_NAME" "$@"; }
 exec 7>&1
 
+# fmt EXPR [DIGITS] — EXPR computed and rounded to DIGITS decimals (default 1)
+fmt() { calc "sprintf(\"%.${2:-1}f\", $1)"; }
+
+# device_of PATH — "SOURCE DEVICE": what is mounted under PATH and the block
+# device whose queue limits apply (a partition's are those of its disk)
+device_of() {
+    local source dev
+    source=$(findmnt -n -o SOURCE --target "$1" | head -n1)
+    dev=$(basename "$(readlink -f "$source")")
+    if [ ! -d "/sys/class/block/$dev/queue" ]; then
+        dev=$(lsblk -n -o PKNAME "/dev/$dev" 2>/dev/null | head -n1)
+    fi
+    echo "$source $dev"
+}
+
 # num VALUE [DIGITS] — VALUE rounded to DIGITS decimals (default 3)
 num() { calc "sprintf(\"%.${2:-3}f\", $1)"; }
 

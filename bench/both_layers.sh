@@ -75,7 +75,6 @@ declare -A GOAL_DBSTATUS_S=([10000]=1 [100000]=10)
 
 bench_start both_layers
 
-fmt() { calc "sprintf(\"%.${2:-1}f\", $1)"; }
 median() { tr -s ' ' '\n' <<<"$1" | sed '/^$/d' | sort -g | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 verdict() { if [ "$(calc "($1) ? 1 : 0")" = 1 ]; then echo PASS; else echo MISS; fi; }
 CHECK_FAILURES=0
@@ -86,16 +85,6 @@ check() {   # check CONDITION(awk) MESSAGE
     fi
 }
 
-# The block device holding a path, and its queue limits.
-device_of() {
-    local source dev
-    source=$(findmnt -n -o SOURCE --target "$1" | head -n1)
-    dev=$(basename "$(readlink -f "$source")")
-    if [ ! -d "/sys/class/block/$dev/queue" ]; then
-        dev=$(lsblk -n -o PKNAME "/dev/$dev" 2>/dev/null | head -n1)
-    fi
-    echo "$source $dev"
-}
 
 # Milliseconds since the epoch of a server log line with log_line_prefix '%m '.
 log_ms() { date -d "$(cut -d' ' -f1-3 <<<"$1")" +%s%3N; }

@@ -456,7 +456,6 @@ say "$line"
 row() { printf "$ROWFMT" "$@"; }
 per_buffer() { calc "$2 > 0 ? 1000 * $1 / $2 : 0"; }
 verdict() { if [ "$(calc "($1) ? 1 : 0")" = 1 ]; then echo PASS; else echo MISS; fi; }
-fmt() { calc "sprintf(\"%.${2:-1}f\", $1)"; }
 
 for case in clean dirty; do
     ours_ms=$(median "${MS[ours,$case]}")
