@@ -35,7 +35,7 @@ set +e
     TESTDIR="$workdir" \
     PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \
     PG_CACHECTL_SOURCE_DIR="$top" \
-    prove -v "${exec_args[@]}" "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
+    prove -v --timer "${exec_args[@]}" "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
 status=${PIPESTATUS[0]}
 set -e
 
@@ -52,7 +52,8 @@ if [ "$status" != 0 ]; then
     done
 fi
 # Which assertions failed, after the logs so a reader of the tail sees them.
-awk '/^test\/t\/[^ ]+\.pl \.*/ { file = $1 }
+# (prove --timer starts each file's line with the clock: "[22:31:10] test/t/…")
+awk 'match($0, /test\/t\/[^ ]+\.pl \.+/) { file = substr($0, RSTART); sub(/ .*/, "", file) }
      /^not ok [0-9]+/ { print "FAILED: " file ": " $0 }
      /^Dubious, test returned/ { print "FAILED: " file ": " $0 }' "$workdir/prove.out"
 echo "tap: $passed passed, $failed failed"
