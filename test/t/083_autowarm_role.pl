@@ -1,0 +1,95 @@
+# 083_autowarm_role.pl
+#
+# The autowarm worker connected as a role that is no superuser
+# (cachectl.autowarm_role, with the grants the README lists) records and
+# loads only the tables that role may SELECT:
+# - its snapshots hold rows of the table it may read (and of that table's
+#   index) and none of the table it may not;
+# - rows of that table written under the same label by a superuser are
+#   left in place by the worker's snapshots, and after a restart with the
+#   relation files dropped from the OS page cache the worker loads the
+#   readable table's hot set and leaves the other one cold in both layers.
+use strict;
+use warnings;
+
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+use AutowarmTest qw(autowarm_conf autowarm_state wait_for_status drop_data_files_from_os_cache
+  shared_share_resident create_filled_table read_through_index);
+
+my $interval = 2;
+
+my $node = PostgreSQL::Test::Cluster->new('role');
+$node->init;
+$node->append_conf('postgresql.conf', autowarm_conf($interval));
+$node->start;
+$node->safe_psql('postgres', q{
+CREATE EXTENSION pg_cachectl;
+CREATE ROLE warmer LOGIN;
+GRANT USAGE ON SCHEMA cachectl TO warmer;
+GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
+                          cachectl.shared_block_runs(regclass[]),
+                          cachectl.os_block_runs(regclass, text),
+                          cachectl.database_status() TO warmer;
+GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO warmer;
+GRANT EXECUTE ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
+                          cachectl.restore_plan(text, text, float8, boolean),
+                          cachectl.rate_bytes_per_second(float8),
+                          cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) TO warmer;
+});
+create_filled_table($node, 'open_t', 12000, 1);
+create_filled_table($node, 'secret_t', 12000, 1);
+$node->safe_psql('postgres', q{
+GRANT SELECT ON open_t TO warmer;
+CHECKPOINT;
+});
+$node->append_conf('postgresql.conf', q{cachectl.autowarm_role = 'warmer'});
+$node->restart;
+ok(defined wait_for_status($node, q{state = 'idle'}, 30), 'the worker runs');
+is($node->safe_psql('postgres',
+	q{SELECT usename FROM pg_stat_activity WHERE application_name = 'pg_cachectl autowarm' AND datname = 'postgres'}),
+	'warmer', 'it is connected as warmer');
+
+# ---- what it records ----
+read_through_index($node, 'open_t', 1, 6000);
+read_through_index($node, 'secret_t', 1, 6000);
+my $taken = autowarm_state($node, 'snapshots_taken');
+ok(defined wait_for_status($node, "snapshots_taken >= $taken + 2", 6 * $interval),
+	'two snapshots since both tables were read');
+my $recorded = sub {
+	return $node->safe_psql('postgres', q{
+SELECT string_agg(DISTINCT relation::regclass::text, ',' ORDER BY relation::regclass::text) FROM cachectl.snapshot
+ WHERE label = 'autowarm' AND relation IN ('open_t'::regclass, 'open_t_pkey'::regclass,
+                                          'secret_t'::regclass, 'secret_t_pkey'::regclass)});
+};
+is($recorded->(), 'open_t,open_t_pkey', 'its snapshot holds the table it may read and its index, not the other');
+
+# ---- what it loads ----
+# A superuser records the label with every table; warmer's later
+# snapshots replace only the rows it can see.
+$node->safe_psql('postgres', q{SELECT count(*) >= 0 FROM cachectl.snapshot('autowarm')});
+is($recorded->(), 'open_t,open_t_pkey,secret_t,secret_t_pkey', "a superuser's snapshot of the label holds both");
+$node->stop;
+ok($node->log_contains(qr/recording cache snapshot "autowarm" of database "postgres" \(shutdown\)/),
+	'the worker recorded at the clean shutdown');
+drop_data_files_from_os_cache($node);
+$node->start;
+ok(defined wait_for_status($node, q{loads_done >= 1}, 30), 'the restarted server loaded the snapshot, with no call');
+is($recorded->(), 'open_t,open_t_pkey,secret_t,secret_t_pkey', "the superuser's rows of secret_t are still there");
+my ($share, $blocks) = shared_share_resident($node, 'autowarm', [ 'open_t', 'open_t_pkey' ]);
+cmp_ok($blocks, '>=', 500, "the snapshot held open_t's hot set ($blocks shared blocks)");
+cmp_ok($share, '>=', 0.95, sprintf("%.1f %% of open_t's is in shared buffers again", 100 * $share));
+my ($secret_share, $secret_blocks) = shared_share_resident($node, 'autowarm', [ 'secret_t', 'secret_t_pkey' ]);
+cmp_ok($secret_blocks, '>=', 500, "and secret_t's ($secret_blocks shared blocks)");
+is($secret_share, 0, 'none of which is in shared buffers');
+is($node->safe_psql('postgres', q{
+SELECT COALESCE(sum(block_count), 0) FROM cachectl.os_block_runs('secret_t')}),
+	'0', "nor in the OS page cache (secret_t's main fork)");
+is($node->safe_psql('postgres', q{
+SELECT COALESCE(sum(block_count), 0) FROM cachectl.os_block_runs('secret_t_pkey')}),
+	'0', 'nor its index');
+is(autowarm_state($node, 'failures'), '0', 'the worker never failed');
+
+$node->stop;
+done_testing();
