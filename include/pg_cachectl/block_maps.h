@@ -30,6 +30,14 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_os_map_step(cachectl_os_map *map, c
 														 cachectl_error *error) CACHECTL_NOEXCEPT;
 
 /*
+ * Once the map is done: the dirty OS pages of its blocks, counted by the
+ * same cachestat calls; false (and *pages 0) where mincore alone walked a
+ * segment and could not tell.
+ */
+CACHECTL_BRIDGE_API bool cachectl_os_map_dirty_pages(const cachectl_os_map *map,
+													 int64_t *pages) CACHECTL_NOEXCEPT;
+
+/*
  * A block map drawn for psql (block_drawing.hpp) into out (out_size bytes,
  * NUL-terminated; CACHECTL_DRAWING_EXTRA more than width is always enough).
  */

@@ -12,6 +12,7 @@
 
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 
 // The opaque handle of block_maps.h is the C++ job itself.
@@ -70,6 +71,13 @@ cachectl_status cachectl_os_map_step(cachectl_os_map *map, cachectl_step *step, 
         step->delay_us = 0;
         return CACHECTL_OK;
     });
+}
+
+bool cachectl_os_map_dirty_pages(const cachectl_os_map *map, int64_t *pages) noexcept {
+    const std::optional<std::int64_t> dirty = map != nullptr ? map->job.dirty_pages() : std::nullopt;
+    if (pages != nullptr)
+        *pages = dirty.value_or(0);
+    return dirty.has_value();
 }
 
 cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, int width, char *out, size_t out_size,

@@ -16,7 +16,8 @@ namespace pg_cachectl {
 ForkBlockMap::ForkBlockMap(BitmapView map, std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
                            EngineChoice engine, std::int64_t window_bytes)
     : map_(map), base_path_(std::move(base_path)), segment_bytes_(segment_bytes), block_size_(block_size),
-      page_size_(os_page_size()), engine_(engine), window_bytes_(window_bytes) {
+      page_size_(os_page_size()), engine_(engine), window_bytes_(window_bytes),
+      dirty_known_(engine != EngineChoice::mincore) {
     if (base_path_.empty() || block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
         throw InvalidArgument("a block map needs a path and a segment size that is a multiple of the block size");
     // Windows hold whole blocks and whole pages, whichever is larger.
@@ -29,10 +30,13 @@ ForkBlockMap::ForkBlockMap(BitmapView map, std::string base_path, std::int64_t s
 // What cachestat counts in [offset, offset + length) of the open segment.
 // "All" needs every page present: cachestat counts only the pages of a
 // folio that lie in the range, and evicted pages apart.
-ForkBlockMap::Cached ForkBlockMap::cached_in(std::int64_t offset, std::int64_t length) const {
+// A whole window's dirty pages are counted (its pieces lie inside it).
+ForkBlockMap::Cached ForkBlockMap::cached_in(std::int64_t offset, std::int64_t length, bool whole) {
     std::optional<CacheCounts> counts = cachestat_range(fd_.get(), offset, length, nullptr);
     if (!counts)
         throw SystemError(EPERM, SystemCall::cachestat).on_file(path_);
+    if (whole)
+        dirty_pages_ += counts->dirty;
     if (counts->cached == 0)
         return Cached::none;
     return counts->cached >= pages_spanned(length, page_size_) ? Cached::all : Cached::some;
@@ -78,7 +82,7 @@ void ForkBlockMap::map_window(const ByteRange &window) {
 // next, each classified the same way (a stretch cachestat has walked once
 // is walked once more, piece by piece, only where it is partly cached).
 void ForkBlockMap::classify_window(const ByteRange &window, bool whole) {
-    switch (cached_in(window.offset, window.length)) {
+    switch (cached_in(window.offset, window.length, whole)) {
     case Cached::none:
         ++windows_skipped_;
         offset_ += window.length;
@@ -120,6 +124,8 @@ bool ForkBlockMap::next_window() {
         offset_ = 0;
         pieces_end_ = 0;
         use_cachestat_ = choose_engine(engine_, fd_.get()) == Engine::cachestat;
+        if (!use_cachestat_)
+            dirty_known_ = false;
         last_segment_ = file_size < segment_bytes_;
     }
 

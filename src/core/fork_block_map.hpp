@@ -12,6 +12,9 @@
 // cached is classified again in pieces of a few MiB, of which only the
 // partly cached are mapped and asked with mincore, which tells which pages.
 // Under the mincore engine every window is mapped.
+//
+// The same cachestat calls count the fork's dirty pages (each whole window
+// once), so a report needs no second walk for them (status's os_dirty_pages).
 #pragma once
 #include "server_free.hpp"
 
@@ -21,6 +24,7 @@
 #include "segment_math.hpp"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -50,12 +54,19 @@ class ForkBlockMap {
     std::int64_t windows_full() const { return windows_full_; }       // every page cached
     std::int64_t windows_mapped() const { return windows_mapped_; }
 
+    // The dirty OS pages of the mapped blocks, as cachestat counted them;
+    // nothing when any segment was walked with mincore alone (which cannot
+    // tell).  Read once the map is done.
+    std::optional<std::int64_t> dirty_pages() const {
+        return dirty_known_ ? std::optional<std::int64_t>(dirty_pages_) : std::nullopt;
+    }
+
   private:
     enum class Cached { none, all, some };
 
     // Returns whether the fork is done.
     bool next_window();
-    Cached cached_in(std::int64_t offset, std::int64_t length) const;
+    Cached cached_in(std::int64_t offset, std::int64_t length, bool whole);
     void classify_window(const ByteRange &window, bool whole);
     void map_window(const ByteRange &window);
     void set_window(std::int64_t offset, std::int64_t length);
@@ -83,6 +94,8 @@ class ForkBlockMap {
     std::int64_t windows_skipped_ = 0;
     std::int64_t windows_full_ = 0;
     std::int64_t windows_mapped_ = 0;
+    std::int64_t dirty_pages_ = 0;
+    bool dirty_known_;
 };
 
 } // namespace pg_cachectl

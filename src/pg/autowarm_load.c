@@ -264,7 +264,7 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 		AbortCurrentTransaction();
 		if (error->sqlerrcode != ERRCODE_UNDEFINED_TABLE)
 			ereport(LOG,
-					(errmsg("pg_cachectl autowarm: skipping relation %s: %s", chunk->relation_name, error->message)));
+					(errmsg("pg_cachectl autowarm: skipping relation \"%s\": %s", chunk->relation_name, error->message)));
 		FreeErrorData(error);
 		loaded = false;
 	}

@@ -149,7 +149,7 @@ count_shared_block(SharedLoad *load)
 		wait_for_rate(load->rate, load->loaded * BLCKSZ, load->started);
 	if (action_progress_due(load->progress))
 		ereport(NOTICE,
-				(errmsg("prewarm: %s fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
+				(errmsg("prewarm: relation \"%s\" fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
 						RelationGetRelationName(load->rel), forkNames[load->fork],
 						load->loaded, load->blocks_requested)));
 }
@@ -288,7 +288,7 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 		result->shared_loaded = load.loaded;
 		if (load.budget_spent)
 			ereport(NOTICE,
-					(errmsg("prewarm stopped loading %s fork %s into shared buffers after " INT64_FORMAT " blocks",
+					(errmsg("prewarm stopped loading relation \"%s\" fork %s into shared buffers after " INT64_FORMAT " blocks",
 							name, forkNames[fork], load.loaded),
 					 errdetail("One call fills at most cachectl.prewarm_max_share (%g) of shared_buffers.",
 							   cachectl_prewarm_max_share_setting)));

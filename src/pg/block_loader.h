@@ -10,7 +10,7 @@
 #include "common/relpath.h"
 #include "utils/relcache.h"
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/bridge_common.h"
 
 #include "action_progress.h"
 

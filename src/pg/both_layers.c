@@ -22,9 +22,12 @@
 #include "buffer_pool_pass.h"
 #include "buffer_scan_setup.h"
 #include "cachectl.h"
+#include "call_arguments.h"
 #include "fork_files.h"
 #include "fork_residency.h"
 #include "relation_set.h"
+
+#include "pg_cachectl/block_maps.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_draw);
@@ -73,7 +76,6 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	RelationSet *set;
-	cachectl_residency_report *report;
 
 	InitMaterializedSRF(fcinfo, 0);
 	relid = PG_GETARG_OID(0);
@@ -82,14 +84,12 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 										 ALLOCSET_DEFAULT_SIZES);
 	caller_context = MemoryContextSwitchTo(work_context);
 	set = relation_set_build(&relid, 1, PG_GETARG_BOOL(1), RELATION_SET_REPORT);
-	report = os_residency_report_create(work_context);
 	while (relation_set_lock_next_batch(set))
 	{
 		MemoryContext batch_context = AllocSetContextCreate(work_context, "pg_cachectl status batch",
 															ALLOCSET_DEFAULT_SIZES);
 		cachectl_buffer_scan *scan = buffer_scan_pass_batch(batch_context, set, InvalidForkNumber, BUFFER_PASS_COLLECT);
 		size_t		rows = cachectl_buffer_scan_row_count(scan);
-		Oid			measured_relid = InvalidOid;
 
 		for (size_t i = 0; i < rows; i++)
 		{
@@ -101,23 +101,17 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			int64		os_blocks;
 			int64		shared;
 			int64		both;
-			cachectl_residency_counts os_counts;
+			int64		os_dirty;
+			bool		os_dirty_known;
 			Datum		values[STATUS_COLUMNS] = {0};
 			bool		nulls[STATUS_COLUMNS] = {0};
 
 			CHECK_FOR_INTERRUPTS();
 			cachectl_buffer_scan_row(scan, i, &row);
 			buffer_scan_row_blocks(scan, i, &blocks, &count);
-			if (row.relation_id != measured_relid)
-			{
-				os_residency_scan_relation(report, row.relation_id, InvalidForkNumber);
-				measured_relid = row.relation_id;
-			}
-			if (!os_residency_fork_total(report, row.fork_number, &os_counts))
-				memset(&os_counts, 0, sizeof(os_counts));
-
+			/* one walk of the fork's files: the map and its dirty pages */
 			path = relation_fork_path(row.relation_id, row.fork_number);
-			bits = os_map_of(path, row.blocks);
+			bits = os_map_of(path, row.blocks, &os_dirty, &os_dirty_known);
 			os_blocks = row.blocks > 0 ? pg_popcount((const char *) bits, (row.blocks + 7) / 8) : 0;
 			count = blocks_below(blocks, count, row.blocks);
 			shared = (int64) count;
@@ -133,8 +127,8 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			values[7] = Int64GetDatum(os_blocks - both);
 			values[8] = Int64GetDatum(row.blocks - shared - (os_blocks - both));
 			values[9] = Int64GetDatum(row.dirty);
-			values[10] = Int64GetDatum(os_counts.dirty_pages);
-			nulls[10] = !os_counts.has_cachestat_counters;
+			values[10] = Int64GetDatum(os_dirty);
+			nulls[10] = !os_dirty_known;
 			values[11] = Int64GetDatum(row.blocks * BLCKSZ);
 			values[12] = Int64GetDatum(shared * BLCKSZ);
 			values[13] = Int64GetDatum(os_blocks * BLCKSZ);
@@ -177,10 +171,7 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	cachectl_error error = {0};
 	text	   *result;
 
-	if (width < 1 || width > 10000)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("width must be between 1 and 10000 characters")));
+	room = drawing_room(width);
 	set = lock_one_relation(relid, "draw", RELATION_SET_REPORT);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl draw",
@@ -194,10 +185,9 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 		buffer_scan_row_blocks(scan, 0, &blocks, &count);
 	}
 	path = relation_fork_path(relid, MAIN_FORKNUM);
-	bits = os_map_of(path, row.blocks);
+	bits = os_map_of(path, row.blocks, NULL, NULL);
 	count = blocks_below(blocks, count, row.blocks);
 
-	room = (size_t) width + CACHECTL_DRAWING_EXTRA;
 	drawing = palloc(room);
 	if (cachectl_draw_two_layers(blocks, count, bits, row.blocks, width, drawing, room, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);

@@ -5,7 +5,7 @@
 #ifndef PG_CACHECTL_BUFFER_POOL_PASS_H
 #define PG_CACHECTL_BUFFER_POOL_PASS_H
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/buffer_scan.h"
 
 typedef enum BufferPassAction
 {

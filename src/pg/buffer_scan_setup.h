@@ -5,7 +5,7 @@
 #ifndef PG_CACHECTL_BUFFER_SCAN_SETUP_H
 #define PG_CACHECTL_BUFFER_SCAN_SETUP_H
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/buffer_scan.h"
 
 #include "buffer_pool_pass.h"
 #include "database_relations.h"

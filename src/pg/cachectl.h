@@ -7,7 +7,7 @@
 #define PG_CACHECTL_SHIM_H
 
 #include "common/relpath.h"
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/bridge_common.h"
 
 /* The bridge numbers forks as the server does (the core asserts the same). */
 StaticAssertDecl(CACHECTL_FORK_COUNT == MAX_FORKNUM + 1,

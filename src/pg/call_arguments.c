@@ -12,6 +12,8 @@
 
 #include "call_arguments.h"
 
+#include "pg_cachectl/block_maps.h"
+
 int
 fork_argument(FunctionCallInfo fcinfo, int argno)
 {
@@ -98,6 +100,16 @@ block_range_in_fork(const BlockRangeArgument *range, int64 blocks, const char *r
 	within.first = range->first;
 	within.count = Max((range->last < 0 ? blocks - 1 : range->last) - range->first + 1, 0);
 	return within;
+}
+
+size_t
+drawing_room(int32 width)
+{
+	if (width < 1 || width > 10000)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("width must be between 1 and 10000 characters")));
+	return (size_t) width + CACHECTL_DRAWING_EXTRA;
 }
 
 Oid *

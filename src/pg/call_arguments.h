@@ -10,7 +10,7 @@
 #include "fmgr.h"
 #include "utils/array.h"
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/bridge_common.h"
 
 /* A fork name; NULL is InvalidForkNumber (every fork).  Unknown names: 22023. */
 extern int	fork_argument(FunctionCallInfo fcinfo, int argno);
@@ -42,6 +42,12 @@ extern BlockRangeArgument block_range_argument(FunctionCallInfo fcinfo, int firs
  */
 extern cachectl_block_range block_range_in_fork(const BlockRangeArgument *range, int64 blocks,
 												const char *relation_name, const char *fork_name);
+
+/*
+ * The bytes a drawing of `width` characters needs (legend and terminator
+ * included); a width outside 1..10000: 22023.  draw() and os_draw().
+ */
+extern size_t drawing_room(int32 width);
 
 /* The elements of a regclass[] (one dimension, no NULL: 2202E, 22004). */
 extern Oid *relation_list_argument(ArrayType *array, int *count);

@@ -28,6 +28,8 @@
 #include "fork_residency.h"
 #include "version_compat.h"
 
+#include "pg_cachectl/block_maps.h"
+
 /* Where a relation's files are: the key a directory entry is looked up by. */
 typedef struct FileOwner
 {

@@ -11,6 +11,8 @@
 #include "fork_files.h"
 #include "version_compat.h"
 
+#include "pg_cachectl/residency.h"
+
 char *
 relation_fork_path(Oid relid, ForkNumber fork)
 {

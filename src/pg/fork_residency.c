@@ -12,6 +12,8 @@
 #include "fork_residency.h"
 #include "os_cache_jobs.h"
 
+#include "pg_cachectl/block_maps.h"
+
 void
 probe_os_engine(void)
 {
@@ -126,13 +128,15 @@ step_map(void *map, cachectl_step *step, cachectl_error *error)
 	return cachectl_os_map_step(map, step, error);
 }
 
-void
-os_map_fill(uint8 *bits, int64 bit_count, const char *path)
+bool
+os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *dirty_pages)
 {
 	MemoryContext owner = CurrentMemoryContext;
 	MemoryContextCallback *callback;
 	cachectl_error error = {0};
 	cachectl_os_map *map;
+	int64		dirty = 0;
+	bool		dirty_known;
 
 	callback = cachectl_reserve_free_callback(owner);
 	map = cachectl_os_map_create(bits, bit_count, path, CACHECTL_SEGMENT_BYTES,
@@ -142,14 +146,25 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path)
 	cachectl_free_with_context(owner, callback, free_map, map);
 
 	run_core_job(step_map, map, NULL, NULL);
+	dirty_known = cachectl_os_map_dirty_pages(map, &dirty);
+	if (dirty_pages != NULL)
+		*dirty_pages = dirty;
+	return dirty_known;
 }
 
 uint8 *
-os_map_of(const char *path, int64 blocks)
+os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known)
 {
 	uint8	   *bits = palloc0(Max((blocks + 7) / 8, 1));
+	int64		dirty = 0;
+	/* an empty fork has no dirty page, whatever measures */
+	bool		known = cachectl_os_engine_setting != CACHECTL_ENGINE_MINCORE;
 
 	if (blocks > 0)
-		os_map_fill(bits, blocks, path);
+		known = os_map_fill(bits, blocks, path, &dirty);
+	if (dirty_pages != NULL)
+		*dirty_pages = dirty;
+	if (dirty_known != NULL)
+		*dirty_known = known;
 	return bits;
 }

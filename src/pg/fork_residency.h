@@ -6,7 +6,7 @@
 #ifndef PG_CACHECTL_FORK_RESIDENCY_H
 #define PG_CACHECTL_FORK_RESIDENCY_H
 
-#include "pg_cachectl/bridge.h"
+#include "pg_cachectl/residency.h"
 
 /* Probe cachestat once on a file the server owns (see bridge.h). */
 extern void probe_os_engine(void);
@@ -27,11 +27,16 @@ extern bool os_residency_fork_total(const cachectl_residency_report *report, int
 /*
  * Sets the bits (varbit order, cleared by the caller, bit_count of them) of
  * the blocks of the fork at path whose OS pages are all cached; cancellable.
- * The work is owned by CurrentMemoryContext until it ends.
+ * The work is owned by CurrentMemoryContext until it ends.  With dirty_pages
+ * given, the same walk counts the blocks' dirty OS pages there; returns
+ * whether it could (cachestat; not under mincore).
  */
-extern void os_map_fill(uint8 *bits, int64 bit_count, const char *path);
+extern bool os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *dirty_pages);
 
-/* The OS map of a fork of `blocks` blocks, palloc'd in the current context. */
-extern uint8 *os_map_of(const char *path, int64 blocks);
+/*
+ * The OS map of a fork of `blocks` blocks, palloc'd in the current context;
+ * its dirty pages as os_map_fill counts them (both may be NULL).
+ */
+extern uint8 *os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known);
 
 #endif							/* PG_CACHECTL_FORK_RESIDENCY_H */

@@ -20,6 +20,8 @@
 #include "relation_set.h"
 #include "version_compat.h"
 
+#include "pg_cachectl/block_maps.h"
+
 PG_FUNCTION_INFO_V1(pg_cachectl_os_map);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_draw);
 
@@ -61,7 +63,7 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
 										 ALLOCSET_DEFAULT_SIZES);
 	caller_context = MemoryContextSwitchTo(work_context);
 	if (blocks > 0)
-		os_map_fill(VARBITS(result), blocks, path);
+		os_map_fill(VARBITS(result), blocks, path, NULL);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);	/* frees the job, closes its file */
 
@@ -83,11 +85,7 @@ pg_cachectl_os_draw(PG_FUNCTION_ARGS)
 	size_t		room;
 	char	   *drawing;
 
-	if (width < 1 || width > 10000)
-		ereport(ERROR,
-				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-				 errmsg("width must be between 1 and 10000 characters")));
-	room = (size_t) width + CACHECTL_DRAWING_EXTRA;
+	room = drawing_room(width);
 	drawing = palloc(room);
 	if (cachectl_draw_block_map(VARBITS(map), VARBITLEN(map), width, drawing, room, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);

@@ -692,8 +692,6 @@ lock_one_relation(Oid relid, const char *function, RelationSetPurpose purpose)
 	require_unpartitioned(relid, function);
 	set = relation_set_build(&relid, 1, false, purpose);
 	if (!relation_set_lock_next_batch(set) || set->count != 1 || !OidIsValid(set->relids[0]))
-		ereport(ERROR,
-				(errcode(ERRCODE_UNDEFINED_TABLE),
-				 errmsg("relation with OID %u does not exist", relid)));
+		relation_gone_error(relid);
 	return set;
 }

@@ -25,6 +25,8 @@
 #include "fork_residency.h"
 #include "relation_set.h"
 
+#include "pg_cachectl/block_maps.h"
+
 PG_FUNCTION_INFO_V1(pg_cachectl_shared_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_system_identifier);
@@ -156,7 +158,7 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	caller_context = MemoryContextSwitchTo(work_context);
 	path = relation_fork_path(relid, fork);
 	blocks = Max(fork_blocks_from_files(path), 0);
-	bits = os_map_of(path, blocks);
+	bits = os_map_of(path, blocks, NULL, NULL);
 	if (cachectl_map_runs(bits, blocks, NULL, 0, &run_count, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 	runs = palloc(sizeof(cachectl_block_range) * Max(run_count, 1));

@@ -341,6 +341,34 @@ is_deeply(\@unexplained, [],
 	'c. segment 0 dropped: the other segments are unchanged but for pages the kernel reclaimed')
   or diag("before: @$after_reads; after: @$after_drop; reclaimed before: @$reclaimed_before, after: @$reclaimed_after");
 
+# ---- d. status counts the dirty pages os_residency counts ----
+
+# The heap written out of shared buffers by an eviction is dirty in the page
+# cache until writeback, which only lowers the count: status, measured
+# between two os_residency sums, must lie between them.
+$node->safe_psql('postgres', q{
+CREATE TABLE dirty_probe (payload text);
+INSERT INTO dirty_probe SELECT repeat('d', 900) FROM generate_series(1, 4000);
+SELECT count(*) >= 0 FROM cachectl.evict('dirty_probe');
+});
+SKIP:
+{
+	skip 'dirty pages are only known to cachestat', 2 unless $has_cachestat;
+	my ($first, $status, $second) = split /\|/, $node->safe_psql('postgres', q{
+SELECT (SELECT sum(dirty_pages) FROM cachectl.os_residency('dirty_probe')),
+       (SELECT sum(os_dirty_pages) FROM cachectl.status('dirty_probe')),
+       (SELECT sum(dirty_pages) FROM cachectl.os_residency('dirty_probe'))});
+	note("d. dirty pages of dirty_probe: os_residency $first, status $status, os_residency again $second");
+	cmp_ok($first, '>', 0, 'd. the evicted heap is dirty in the page cache');
+	ok($status <= $first && $status >= $second,
+		'd. status counts the dirty pages os_residency counts, in the same walk as its map');
+}
+is($node->safe_psql('postgres', q{
+SET cachectl.os_engine = mincore;
+SELECT count(*) FILTER (WHERE os_dirty_pages IS NULL) || ' of ' || count(*) FROM cachectl.status('dirty_probe')}),
+	$node->safe_psql('postgres', q{SELECT count(*) || ' of ' || count(*) FROM cachectl.status('dirty_probe')}),
+	'd. under mincore status leaves os_dirty_pages NULL');
+
 $node->stop;
 
 done_testing();

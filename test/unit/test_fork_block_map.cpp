@@ -9,6 +9,7 @@
 
 #include <catch2/catch.hpp>
 
+#include <optional>
 #include <vector>
 
 namespace pg_cachectl {
@@ -168,6 +169,48 @@ TEST_CASE("a map shorter than the fork covers its blocks only; a missing fork le
                          window_bytes());
     run_to_end(missing);
     CHECK(none.view.count() == 0);
+}
+
+TEST_CASE("the walk that maps a fork counts its dirty pages where cachestat works, and says so under mincore") {
+    TempDirectory dir;
+    TempFile first(dir, "800");
+    TempFile second(dir, "800.1");
+    first.append(segment_bytes()); // written, not synced: dirty until writeback
+    second.append(40 * block_size);
+    const auto dirty_now = [&] {
+        std::int64_t dirty = 0;
+        for (const TempFile *file : {&first, &second}) {
+            const std::optional<CacheCounts> counts = cachestat_range(file->fd(), 0, file->size(), nullptr);
+            REQUIRE(counts.has_value());
+            dirty += counts->dirty;
+        }
+        return dirty;
+    };
+    if (!cachestat_works(first.fd())) {
+        WARN("cachestat is not available here: dirty pages cannot be counted");
+        return;
+    }
+    // writeback only lowers the count while the map is made
+    const std::int64_t before = dirty_now();
+    Map map(296);
+    ForkBlockMap job(map.view, first.path(), segment_bytes(), block_size, EngineChoice::automatic, window_bytes());
+    run_to_end(job);
+    const std::int64_t after = dirty_now();
+    REQUIRE(job.dirty_pages().has_value());
+    INFO("dirty pages before " << before << ", counted " << *job.dirty_pages() << ", after " << after);
+    CHECK(before > 0);
+    CHECK(*job.dirty_pages() <= before);
+    CHECK(*job.dirty_pages() >= after);
+    CHECK(map.view.count() == 296); // written pages are cached
+
+    Map by_mincore(296);
+    ForkBlockMap blind(by_mincore.view, first.path(), segment_bytes(), block_size, EngineChoice::mincore,
+                       window_bytes());
+    run_to_end(blind);
+    CHECK_FALSE(blind.dirty_pages().has_value());
+    CHECK(by_mincore.bytes == map.bytes);
+    first.sync();
+    second.sync();
 }
 
 TEST_CASE("windows must hold whole blocks and whole pages") {
