@@ -19,7 +19,10 @@ CREATE SCHEMA cachectl;
 
 -- Nothing here is executable by PUBLIC.  Reporting functions are granted to
 -- pg_read_all_stats (and grantable to anyone); actions stay superuser-only
--- until a superuser grants EXECUTE on them.
+-- until a superuser grants EXECUTE on them.  Those on relations also need
+-- SELECT on the table; evict_buffer, evict_database and evict_all act on the
+-- whole cluster and are covered by their EXECUTE grant alone.  Each object's
+-- COMMENT, REVOKE and GRANT follow its CREATE.
 REVOKE ALL ON SCHEMA cachectl FROM PUBLIC;
 GRANT USAGE ON SCHEMA cachectl TO pg_read_all_stats;
 
@@ -29,12 +32,20 @@ CREATE FUNCTION cachectl.os_engine()
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_engine'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cachectl.os_engine() IS
+    'Names the engine that measures OS page-cache residency here (cachestat or mincore); granted to pg_read_all_stats.';
+REVOKE ALL ON FUNCTION cachectl.os_engine() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.os_engine() TO pg_read_all_stats;
 
 -- The kernel's page size: the unit of every *_pages column.
 CREATE FUNCTION cachectl.os_page_size()
 RETURNS int8
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_page_size'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cachectl.os_page_size() IS
+    'Returns the kernel''s page size in bytes, the unit of every *_pages column; granted to pg_read_all_stats.';
+REVOKE ALL ON FUNCTION cachectl.os_page_size() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.os_page_size() TO pg_read_all_stats;
 
 -- OS page-cache residency of a relation: one row per fork and 1 GiB segment.
 -- fork NULL means every fork that exists.
@@ -55,6 +66,10 @@ CREATE FUNCTION cachectl.os_residency(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION cachectl.os_residency(regclass, text) IS
+    'Reports OS page-cache residency per relation fork and 1 GiB segment file, in OS pages; granted to pg_read_all_stats, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_residency(regclass, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.os_residency(regclass, text) TO pg_read_all_stats;
 
 -- The same, summed per relation; cascade adds the TOAST table, its index and
 -- every index of each relation.
@@ -73,6 +88,10 @@ CREATE FUNCTION cachectl.os_residency_total(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency_total'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION cachectl.os_residency_total(regclass, boolean) IS
+    'Reports OS page-cache residency summed per relation of a set, in OS pages and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_residency_total(regclass, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.os_residency_total(regclass, boolean) TO pg_read_all_stats;
 
 -- Write a relation set back to disk, then drop it from the OS page cache.
 CREATE FUNCTION cachectl.os_drop(
@@ -90,6 +109,9 @@ CREATE FUNCTION cachectl.os_drop(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_drop'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+COMMENT ON FUNCTION cachectl.os_drop(regclass, text, boolean) IS
+    'Writes a relation set back to disk and drops it from the OS page cache, per fork, counting OS pages before and after; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_drop(regclass, text, boolean) FROM PUBLIC;
 
 -- Load a block range of a relation fork into the OS page cache.
 CREATE FUNCTION cachectl.os_prefetch(
@@ -109,6 +131,9 @@ CREATE FUNCTION cachectl.os_prefetch(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_prefetch'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+COMMENT ON FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) IS
+    'Loads a block range of a relation fork into the OS page cache and by default waits until it is read, counting OS pages; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) FROM PUBLIC;
 
 -- The OS block map of a relation fork: one bit per block, set when cached.
 CREATE FUNCTION cachectl.os_map(
@@ -117,6 +142,10 @@ CREATE FUNCTION cachectl.os_map(
 RETURNS varbit
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_map'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cachectl.os_map(regclass, text) IS
+    'Returns the OS block map of a relation fork, one bit per block set when the block is in the page cache; granted to pg_read_all_stats, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_map(regclass, text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.os_map(regclass, text) TO pg_read_all_stats;
 
 -- Load the blocks of a map into the OS page cache.
 CREATE FUNCTION cachectl.os_restore(
@@ -136,6 +165,9 @@ CREATE FUNCTION cachectl.os_restore(
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_restore'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean) IS
+    'Loads the blocks set in a block map into the OS page cache, optionally dropping the rest of the fork first, counting blocks and OS pages; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean) FROM PUBLIC;
 
 -- A block map drawn as a strip of characters, with a legend.
 CREATE FUNCTION cachectl.os_draw(
@@ -144,25 +176,10 @@ CREATE FUNCTION cachectl.os_draw(
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_draw'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
-
-COMMENT ON FUNCTION cachectl.os_engine() IS
-    'Names the engine that measures OS page-cache residency here (cachestat or mincore); granted to pg_read_all_stats.';
-COMMENT ON FUNCTION cachectl.os_page_size() IS
-    'Returns the kernel''s page size in bytes, the unit of every *_pages column; granted to pg_read_all_stats.';
-COMMENT ON FUNCTION cachectl.os_residency(regclass, text) IS
-    'Reports OS page-cache residency per relation fork and 1 GiB segment file, in OS pages; granted to pg_read_all_stats, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.os_residency_total(regclass, boolean) IS
-    'Reports OS page-cache residency summed per relation of a set, in OS pages and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.os_drop(regclass, text, boolean) IS
-    'Writes a relation set back to disk and drops it from the OS page cache, per fork, counting OS pages before and after; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) IS
-    'Loads a block range of a relation fork into the OS page cache and by default waits until it is read, counting OS pages; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.os_map(regclass, text) IS
-    'Returns the OS block map of a relation fork, one bit per block set when the block is in the page cache; granted to pg_read_all_stats, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean) IS
-    'Loads the blocks set in a block map into the OS page cache, optionally dropping the rest of the fork first, counting blocks and OS pages; superuser until granted, and needs SELECT on the table.';
 COMMENT ON FUNCTION cachectl.os_draw(varbit, int4) IS
     'Draws a block map as a strip of at most width characters with a legend; granted to pg_read_all_stats.';
+REVOKE ALL ON FUNCTION cachectl.os_draw(varbit, int4) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.os_draw(varbit, int4) TO pg_read_all_stats;
 
 -- ---- Both layers at once ----
 
@@ -188,6 +205,10 @@ CREATE FUNCTION cachectl.status(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION cachectl.status(regclass, boolean) IS
+    'Reports per relation fork the blocks in shared buffers, in the OS page cache, in both and in neither, block by block, with dirty counts and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.status(regclass, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.status(regclass, boolean) TO pg_read_all_stats;
 
 -- Every relation of the database: size, shared, OS and double-cached bytes.
 CREATE FUNCTION cachectl.database_status(
@@ -200,10 +221,18 @@ CREATE FUNCTION cachectl.database_status(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_database_status'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION cachectl.database_status() IS
+    'Reports every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes; granted to pg_read_all_stats.';
+REVOKE ALL ON FUNCTION cachectl.database_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.database_status() TO pg_read_all_stats;
 
 CREATE VIEW cachectl.database_status AS
     SELECT relation, kind, size_bytes, shared_bytes, os_cached_bytes, double_cached_bytes
     FROM cachectl.database_status();
+COMMENT ON VIEW cachectl.database_status IS
+    'Every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes.';
+REVOKE ALL ON cachectl.database_status FROM PUBLIC;
+GRANT SELECT ON cachectl.database_status TO pg_read_all_stats;
 
 -- The main fork of a relation as a two-layer strip.
 CREATE FUNCTION cachectl.draw(
@@ -212,6 +241,10 @@ CREATE FUNCTION cachectl.draw(
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_draw'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cachectl.draw(regclass, int4) IS
+    'Draws the main fork as a strip of at most width characters: # in both layers, s shared buffers only, o OS cache only; granted to pg_read_all_stats, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.draw(regclass, int4) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.draw(regclass, int4) TO pg_read_all_stats;
 
 -- Evict from shared buffers, then drop from the OS page cache.
 CREATE FUNCTION cachectl.cold(
@@ -226,6 +259,9 @@ CREATE FUNCTION cachectl.cold(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE ROWS 4;
+COMMENT ON FUNCTION cachectl.cold(regclass, boolean) IS
+    'Evicts a relation set from shared buffers and drops it from the OS page cache, reporting buffers and OS pages left per fork; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.cold(regclass, boolean) FROM PUBLIC;
 
 CREATE FUNCTION cachectl.cold_database(
     OUT relations int8,
@@ -238,6 +274,9 @@ CREATE FUNCTION cachectl.cold_database(
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold_database'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl.cold_database() IS
+    'Evicts the current database from shared buffers and drops all its files from the OS page cache; acts on the whole database, so its EXECUTE grant alone covers it; superuser until granted.';
+REVOKE ALL ON FUNCTION cachectl.cold_database() FROM PUBLIC;
 
 -- Load a relation (or a block range) into the OS cache, shared buffers, or both.
 CREATE FUNCTION cachectl.prewarm(
@@ -257,6 +296,9 @@ CREATE FUNCTION cachectl.prewarm(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
+COMMENT ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) IS
+    'Loads a relation fork or block range into the OS page cache, shared buffers (at most cachectl.prewarm_max_share of them) or both, counting blocks; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) FROM PUBLIC;
 
 -- Internal, for snapshots: runs of blocks in shared buffers (one pass over the pool).
 CREATE FUNCTION cachectl.shared_block_runs(
@@ -268,6 +310,9 @@ CREATE FUNCTION cachectl.shared_block_runs(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_block_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION cachectl.shared_block_runs(regclass[]) IS
+    'Internal to snapshot(): the runs of blocks of relations in shared buffers; superuser until granted, and needs SELECT on the tables.';
+REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
 
 -- Internal, for snapshots: runs of blocks of a fork in the OS page cache.
 CREATE FUNCTION cachectl.os_block_runs(
@@ -278,6 +323,9 @@ CREATE FUNCTION cachectl.os_block_runs(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_block_runs'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 100;
+COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
+    'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
 
 -- Internal, for restores: load block runs into the target layer(s).
 CREATE FUNCTION cachectl.prewarm_runs(
@@ -292,59 +340,26 @@ CREATE FUNCTION cachectl.prewarm_runs(
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
+    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
 
 -- Internal to restore(): max_mb_per_sec checked as the C functions check it.
 CREATE FUNCTION cachectl.rate_bytes_per_second(max_mb_per_sec float8)
 RETURNS float8
 AS 'MODULE_PATHNAME', 'pg_cachectl_rate_bytes_per_second'
 LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+COMMENT ON FUNCTION cachectl.rate_bytes_per_second(float8) IS
+    'Internal to restore(): a max_mb_per_sec checked as every action checks it (22023 unless positive and finite in bytes per second), in bytes per second; superuser until granted.';
+REVOKE ALL ON FUNCTION cachectl.rate_bytes_per_second(float8) FROM PUBLIC;
 
 -- Internal, for snapshots: the cluster's system identifier.
 CREATE FUNCTION cachectl.system_identifier()
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_system_identifier'
 LANGUAGE C STRICT STABLE PARALLEL SAFE;
-
-COMMENT ON FUNCTION cachectl.status(regclass, boolean) IS
-    'Reports per relation fork the blocks in shared buffers, in the OS page cache, in both and in neither, block by block, with dirty counts and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.database_status() IS
-    'Reports every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes; granted to pg_read_all_stats.';
-COMMENT ON VIEW cachectl.database_status IS
-    'Every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes.';
-COMMENT ON FUNCTION cachectl.draw(regclass, int4) IS
-    'Draws the main fork as a strip of at most width characters: # in both layers, s shared buffers only, o OS cache only; granted to pg_read_all_stats, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.cold(regclass, boolean) IS
-    'Evicts a relation set from shared buffers and drops it from the OS page cache, reporting buffers and OS pages left per fork; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.cold_database() IS
-    'Evicts the current database from shared buffers and drops all its files from the OS page cache; acts on the whole database, so its EXECUTE grant alone covers it; superuser until granted.';
-COMMENT ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) IS
-    'Loads a relation fork or block range into the OS page cache, shared buffers (at most cachectl.prewarm_max_share of them) or both, counting blocks; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.shared_block_runs(regclass[]) IS
-    'Internal to snapshot(): the runs of blocks of relations in shared buffers; superuser until granted, and needs SELECT on the tables.';
-COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
-    'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
-    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
-COMMENT ON FUNCTION cachectl.rate_bytes_per_second(float8) IS
-    'Internal to restore(): a max_mb_per_sec checked as every action checks it (22023 unless positive and finite in bytes per second), in bytes per second; superuser until granted.';
 COMMENT ON FUNCTION cachectl.system_identifier() IS
     'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys; superuser until granted.';
-
-REVOKE ALL ON FUNCTION cachectl.status(regclass, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.database_status() FROM PUBLIC;
-REVOKE ALL ON cachectl.database_status FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.draw(regclass, int4) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cachectl.status(regclass, boolean) TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION cachectl.database_status() TO pg_read_all_stats;
-GRANT SELECT ON cachectl.database_status TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION cachectl.draw(regclass, int4) TO pg_read_all_stats;
-REVOKE ALL ON FUNCTION cachectl.cold(regclass, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.cold_database() FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.rate_bytes_per_second(float8) FROM PUBLIC;
 -- public: the snapshot table's policy compares with it as the querying role
 -- (pg_control_system(), which says the same, is public too)
 GRANT EXECUTE ON FUNCTION cachectl.system_identifier() TO PUBLIC;
@@ -371,6 +386,8 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_shared_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.shared_residency(regclass, text, boolean) IS
 'Reports per relation fork how many blocks shared buffers hold, dirty and pinned, in buffers of block_size bytes and in bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.shared_residency(regclass, text, boolean) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.shared_residency(regclass, text, boolean) TO pg_read_all_stats;
 
 -- Evict one shared buffer (numbered as in pg_buffercache) if nobody pins
 -- it; a dirty one is written first.  reason says why it was not evicted.
@@ -384,6 +401,7 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_evict_buffer'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION cachectl.evict_buffer(int4) IS
 'Evicts one shared buffer of the whole cluster, numbered as in pg_buffercache, writing it first if dirty and never if pinned; superuser-only until granted, and its EXECUTE grant alone covers every database.';
+REVOKE ALL ON FUNCTION cachectl.evict_buffer(int4) FROM PUBLIC;
 
 -- Evict the shared buffers of a relation set (partitions; with cascade its
 -- TOAST and indexes): dirty buffers are written first, pinned ones skipped.
@@ -401,6 +419,7 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_evict'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
 COMMENT ON FUNCTION cachectl.evict(regclass, text, boolean) IS
 'Evicts a relation''s shared buffers (its partitions; with cascade its TOAST and indexes too), writing dirty ones first and skipping pinned ones, counted in buffers per fork; superuser-only until granted, and needs SELECT on the table.';
+REVOKE ALL ON FUNCTION cachectl.evict(regclass, text, boolean) FROM PUBLIC;
 
 -- The same for many relations, in one pass over the pool.
 CREATE FUNCTION cachectl.evict_relations(
@@ -417,6 +436,7 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_evict_relations'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 100;
 COMMENT ON FUNCTION cachectl.evict_relations(regclass[], text, boolean) IS
 'Evicts the shared buffers of a list of relations (at most a million) in one pass, as evict does, counted in buffers per fork; superuser-only until granted, and needs SELECT on each table.';
+REVOKE ALL ON FUNCTION cachectl.evict_relations(regclass[], text, boolean) FROM PUBLIC;
 
 -- Every shared buffer of a database.
 CREATE FUNCTION cachectl.evict_database(
@@ -430,6 +450,7 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_evict_database'
 LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION cachectl.evict_database(name) IS
 'Evicts every unpinned shared buffer of any database of the cluster, writing dirty ones first and leaving those whose write fails, counted in buffers; superuser-only until granted, and its EXECUTE grant alone covers every table.';
+REVOKE ALL ON FUNCTION cachectl.evict_database(name) FROM PUBLIC;
 
 -- Every shared buffer.
 CREATE FUNCTION cachectl.evict_all(
@@ -442,32 +463,6 @@ AS 'MODULE_PATHNAME', 'pg_cachectl_evict_all'
 LANGUAGE C VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION cachectl.evict_all() IS
 'Evicts every unpinned shared buffer of the whole cluster, writing dirty ones first and leaving those whose write fails, counted in buffers; superuser-only until granted, and its EXECUTE grant alone covers every database.';
-
-REVOKE ALL ON FUNCTION cachectl.os_engine() FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_page_size() FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_residency(regclass, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_residency_total(regclass, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cachectl.os_engine() TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION cachectl.os_page_size() TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION cachectl.os_residency(regclass, text) TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION cachectl.os_residency_total(regclass, boolean) TO pg_read_all_stats;
-REVOKE ALL ON FUNCTION cachectl.os_map(regclass, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_draw(varbit, int4) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cachectl.os_map(regclass, text) TO pg_read_all_stats;
-GRANT EXECUTE ON FUNCTION cachectl.os_draw(varbit, int4) TO pg_read_all_stats;
-REVOKE ALL ON FUNCTION cachectl.shared_residency(regclass, text, boolean) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cachectl.shared_residency(regclass, text, boolean) TO pg_read_all_stats;
-
--- Actions: superuser only until granted.  Those on relations also need
--- SELECT on the table; evict_buffer, evict_database and evict_all act on the
--- whole cluster and are covered by their EXECUTE grant alone.
-REVOKE ALL ON FUNCTION cachectl.os_drop(regclass, text, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.evict_buffer(int4) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.evict(regclass, text, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.evict_relations(regclass[], text, boolean) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.evict_database(name) FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.evict_all() FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------
@@ -507,6 +502,10 @@ CREATE TABLE cachectl.snapshot (
     CONSTRAINT snapshot_runs_within_fork
         CHECK (pg_catalog.lower(blocks) >= 0 AND pg_catalog.upper(blocks) <= fork_blocks)
 );
+COMMENT ON TABLE cachectl.snapshot IS
+    'Cache snapshots: per label, relation, fork and layer, the blocks cached when cachectl.snapshot() ran, as runs of 8 kB block numbers; pg_read_all_stats may SELECT it, and sees only the rows of tables it may SELECT.';
+REVOKE ALL ON TABLE cachectl.snapshot FROM PUBLIC;
+GRANT SELECT ON TABLE cachectl.snapshot TO pg_read_all_stats;
 
 SELECT pg_catalog.pg_extension_config_dump('cachectl.snapshot', '');
 
@@ -558,11 +557,11 @@ SELECT c.oid AS relation, g.relation_name, g.relfilenode, g.relkind, g.relpersis
        g.relisshared, g.owner_table, g.owner_table_name
   FROM pg_catalog.pg_class AS c,
        LATERAL cachectl.relation_guard_of(c.oid) AS g;
+COMMENT ON VIEW cachectl.relation_guard IS
+    'Internal to snapshots: each relation with storage, its qualified name and file node, and the table whose SELECT privilege guards its residency (itself, an index''s table, a TOAST table''s owner).';
 -- catalog facts only, all readable in pg_class: the policy's check runs as
 -- the inserting role
 GRANT SELECT ON cachectl.relation_guard TO PUBLIC;
-COMMENT ON VIEW cachectl.relation_guard IS
-    'Internal to snapshots: each relation with storage, its qualified name and file node, and the table whose SELECT privilege guards its residency (itself, an index''s table, a TOAST table''s owner).';
 
 -- Residency is what the reports protect: a row is visible to a role that may
 -- SELECT its table.  On the cluster that took the snapshot (and its physical
@@ -708,7 +707,7 @@ BEGIN
                     || COALESCE(pg_relation_size(v_relation[v_index]::regclass, v_fork) / v_block_size, 0);
             END LOOP;
         EXCEPTION WHEN undefined_table THEN
-            RAISE NOTICE 'skipping relation %: dropped meanwhile', v_relation_name[v_index];
+            RAISE NOTICE 'skipping relation "%": dropped meanwhile', v_relation_name[v_index];
         END;
     END LOOP;
 
@@ -812,6 +811,9 @@ BEGIN
       FROM unnest(v_new_relation, v_new_layer, v_new_count) AS n (relation, layer, block_count);
 END
 $snapshot$;
+COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
+    'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
+REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
 
 -- What loading a snapshot back means, as a list of chunks: for each of the
 -- label's relations the caller can see (numbered from the one with the fewest
@@ -1018,6 +1020,9 @@ BEGIN
     END LOOP;
 END
 $restore_plan$;
+COMMENT ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) IS
+    'Internal to restore() and the autowarm worker: the chunks (8 kB block runs per relation, fork and layer) that load a cache snapshot back, or why a relation is skipped; superuser until granted.';
+REVOKE ALL ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) FROM PUBLIC;
 
 -- Load a snapshot back into the layers it recorded, a chunk at a time (a
 -- quarter of a second's loading, as restore_plan() cut them), committing
@@ -1096,7 +1101,7 @@ BEGIN
             v_current := v_chunk.relation_number;
             v_gone := false;
             IF v_chunk.skip_reason IS NOT NULL THEN
-                RAISE NOTICE 'skipping relation %: %', v_chunk.relation_name, v_chunk.skip_reason;
+                RAISE NOTICE 'skipping relation "%": %', v_chunk.relation_name, v_chunk.skip_reason;
                 relations_skipped := relations_skipped + 1;
             ELSE
                 relations_warmed := relations_warmed + 1;
@@ -1117,7 +1122,7 @@ BEGIN
             shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
             os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
         EXCEPTION WHEN undefined_table THEN
-            RAISE NOTICE 'skipping relation %: dropped meanwhile', v_chunk.relation_name;
+            RAISE NOTICE 'skipping relation "%": dropped meanwhile', v_chunk.relation_name;
             v_gone := true;
             relations_warmed := relations_warmed - 1;
             IF v_chunk.remapped THEN
@@ -1140,22 +1145,9 @@ BEGIN
     END IF;
 END
 $restore$;
-
-REVOKE ALL ON TABLE cachectl.snapshot FROM PUBLIC;
-GRANT SELECT ON TABLE cachectl.snapshot TO pg_read_all_stats;
--- Actions: superuser only until granted.
-REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
-REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) FROM PUBLIC;
-REVOKE ALL ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) FROM PUBLIC;
-
-COMMENT ON TABLE cachectl.snapshot IS
-    'Cache snapshots: per label, relation, fork and layer, the blocks cached when cachectl.snapshot() ran, as runs of 8 kB block numbers; pg_read_all_stats may SELECT it, and sees only the rows of tables it may SELECT.';
-COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
-    'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
-COMMENT ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) IS
-    'Internal to restore() and the autowarm worker: the chunks (8 kB block runs per relation, fork and layer) that load a cache snapshot back, or why a relation is skipped; superuser until granted.';
 COMMENT ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) IS
     'Loads a cache snapshot back into shared buffers and/or the OS page cache a relation and a chunk at a time, committing after each (so it works on a hot standby), counting relations and 8 kB blocks; superuser until granted, with SELECT on cachectl.snapshot and on the tables.';
+REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text) FROM PUBLIC;
 
 -- ---------------------------------------------------------------------------
 -- Metrics for scraping (monitoring/ ships the exporters' configurations):
@@ -1175,11 +1167,19 @@ CREATE FUNCTION cachectl.database_summary(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_database_summary'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 4;
+COMMENT ON FUNCTION cachectl.database_summary() IS
+    'Reports the current database per relation kind (table, index, toast, other): relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both, over every relation; granted to pg_read_all_stats (so pg_monitor), its EXECUTE grant alone covers it.';
+REVOKE ALL ON FUNCTION cachectl.database_summary() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.database_summary() TO pg_read_all_stats;
 
 CREATE VIEW cachectl.database_summary AS
     SELECT database, kind, relations, size_bytes, shared_bytes, shared_dirty_bytes,
            os_cached_bytes, double_cached_bytes
     FROM cachectl.database_summary();
+COMMENT ON VIEW cachectl.database_summary IS
+    'The current database per relation kind: relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both.';
+REVOKE ALL ON cachectl.database_summary FROM PUBLIC;
+GRANT SELECT ON cachectl.database_summary TO pg_read_all_stats;
 
 -- For each layer ('both', 'os', 'shared'), the n relation forks holding the
 -- most bytes in it.
@@ -1195,19 +1195,9 @@ CREATE FUNCTION cachectl.top_relations(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_top_relations'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 30;
-
-COMMENT ON FUNCTION cachectl.database_summary() IS
-    'Reports the current database per relation kind (table, index, toast, other): relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both, over every relation; granted to pg_read_all_stats (so pg_monitor), its EXECUTE grant alone covers it.';
-COMMENT ON VIEW cachectl.database_summary IS
-    'The current database per relation kind: relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both.';
 COMMENT ON FUNCTION cachectl.top_relations(int4) IS
     'Reports for each layer (both, os, shared) the n relation forks of the current database holding the most bytes in it, in bytes; granted to pg_read_all_stats (so pg_monitor), and lists only tables the caller may SELECT.';
-
-REVOKE ALL ON FUNCTION cachectl.database_summary() FROM PUBLIC;
-REVOKE ALL ON cachectl.database_summary FROM PUBLIC;
 REVOKE ALL ON FUNCTION cachectl.top_relations(int4) FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cachectl.database_summary() TO pg_read_all_stats;
-GRANT SELECT ON cachectl.database_summary TO pg_read_all_stats;
 GRANT EXECUTE ON FUNCTION cachectl.top_relations(int4) TO pg_read_all_stats;
 
 -- ---------------------------------------------------------------------------
@@ -1239,16 +1229,14 @@ CREATE FUNCTION cachectl.autowarm_status(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_autowarm_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cachectl.autowarm_status() IS
+    'The autowarm worker of each database: role, state, the last snapshot (rows and bytes of WAL written) and load (8 kB blocks per layer, relations skipped), failures; pg_monitor may call it.';
+REVOKE ALL ON FUNCTION cachectl.autowarm_status() FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.autowarm_status() TO pg_monitor;
 
 CREATE VIEW cachectl.autowarm_status AS
 SELECT * FROM cachectl.autowarm_status();
-
-COMMENT ON FUNCTION cachectl.autowarm_status() IS
-    'The autowarm worker of each database: role, state, the last snapshot (rows and bytes of WAL written) and load (8 kB blocks per layer, relations skipped), failures; pg_monitor may call it.';
 COMMENT ON VIEW cachectl.autowarm_status IS
     'The autowarm worker of each database (cachectl.autowarm_status()); readable by pg_monitor.';
-
-REVOKE ALL ON FUNCTION cachectl.autowarm_status() FROM PUBLIC;
-GRANT EXECUTE ON FUNCTION cachectl.autowarm_status() TO pg_monitor;
 REVOKE ALL ON cachectl.autowarm_status FROM PUBLIC;
 GRANT SELECT ON cachectl.autowarm_status TO pg_monitor;

@@ -327,7 +327,7 @@ $primary->wait_for_catchup($standby, 'replay', $primary->lsn('insert'));
 	q{CALL cachectl.restore('unlogged')});
 is($ret, 0, 'restoring a snapshot of an unlogged table on the standby succeeds');
 like($stdout, qr/^0\|1\|0\|0\|0\|[0-9.]+\|block$/, 'the unlogged table is skipped');
-like($stderr, qr/skipping relation public\.unlogged_t: unlogged relations cannot be read during recovery/,
+like($stderr, qr/skipping relation "public\.unlogged_t": unlogged relations cannot be read during recovery/,
 	'with a NOTICE naming it');
 
 # ---- the standby's log ----
