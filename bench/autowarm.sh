@@ -42,7 +42,9 @@
 # each promotion, its steady state for that variant, 20), AUTOWARM_INTERVAL (the primary's recording
 # interval in seconds during the failover part, 10: the default 5 min would
 # make the benchmark wait), LOAD_WAIT_S (bound on the wait for a
-# mechanism's load, 180), SNAP_GB ("1 4"), SNAP_REPS (3), PG_CONFIG, TMPDIR.
+# mechanism's load, 180), SNAP_GB ("1 4"), SNAP_REPS (3), PREWARM_MAX_SHARE
+# (cachectl.prewarm_max_share on every node; unset: its default, 0.5),
+# PG_CONFIG, TMPDIR.
 # Run as root: the clusters run as postgres, and the files are dropped from
 # the OS cache with dd iflag=nocache while a server is stopped.
 set -euo pipefail
@@ -187,7 +189,8 @@ declare -A FAILOVER_NAME=([a]="plain standby" [b]="standby with autoprewarm" [c]
 cluster_start "$WORK/primary" "shared_buffers = $SHARED_BUFFERS" "max_wal_size = 8GB" \
     "shared_preload_libraries = 'pg_cachectl'" "cachectl.autowarm = on" \
     "cachectl.autowarm_interval = '${AUTOWARM_INTERVAL}s'" "max_worker_processes = 16" \
-    "log_line_prefix = '%m [%p] '" "include_if_exists = 'variant.conf'" >/dev/null
+    "log_line_prefix = '%m [%p] '" ${PREWARM_MAX_SHARE:+"cachectl.prewarm_max_share = $PREWARM_MAX_SHARE"} \
+    "include_if_exists = 'variant.conf'" >/dev/null
 DATA=$CLUSTER_DIR/data
 PG_VERSION=$(sql -c "SHOW server_version")
 read -r DEV_SOURCE DEV_NAME <<<"$(device_of "$DATA")"
@@ -200,7 +203,7 @@ say "pg_cachectl autowarm benchmark ($(date -u '+%Y-%m-%d %H:%M UTC'))"
 say "  machine        : Linux $(machine_summary), OS page $(getconf PAGESIZE) bytes"
 say "  data directory : $(filesystem_of "$DATA") on $DEV_SOURCE (device $DEV_NAME: read_ahead_kb=$READ_AHEAD_KB)"
 say "  PostgreSQL     : $(sql -c "SELECT version()" | cut -d, -f1)"
-say "  shared buffers : $SHARED_BUFFERS on every node; cachectl.prewarm_max_share default ($(sql -c "SHOW cachectl.prewarm_max_share"))"
+say "  shared buffers : $SHARED_BUFFERS on every node; cachectl.prewarm_max_share ${PREWARM_MAX_SHARE:+(PREWARM_MAX_SHARE) }$(sql -c "SHOW cachectl.prewarm_max_share")${PREWARM_MAX_SHARE:- (the default)}"
 say "  pgbench        : -S (read-only, uniform keys), $CLIENTS clients, $THREADS threads, -P 1, on the same 2-CPU machine as the servers"
 say "  load average   : $(loadavg) at the start (the machine is shared with other work: the TPS move with it)"
 emit_info postgresql "$PG_VERSION"
