@@ -63,4 +63,8 @@ SELECT * FROM cachectl.restore_plan('x', 'disk');
 SELECT * FROM cachectl.restore_plan('x', 'both', 0);
 SELECT * FROM cachectl.restore_plan(NULL);
 SELECT * FROM cachectl.restore_plan('x', 'both', NULL, NULL);
+-- in the words prewarm() uses
+\set VERBOSITY default
+SELECT * FROM cachectl.restore_plan('x', 'disk');
+\set VERBOSITY sqlstate
 DROP EXTENSION pg_cachectl;

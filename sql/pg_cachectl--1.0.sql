@@ -875,7 +875,7 @@ BEGIN
     IF v_target_layer NOT IN ('os', 'shared', 'both') THEN
         RAISE EXCEPTION 'invalid target "%"', v_target_layer
             USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'Valid targets are "os", "shared" and "both".';
+                  HINT = 'The target is "os", "shared" or "both".';
     END IF;
     -- the check every action makes (22023), and the rate in bytes per second
     v_rate_bytes := cachectl.rate_bytes_per_second(max_mb_per_sec);

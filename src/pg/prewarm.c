@@ -47,7 +47,7 @@ target_argument(FunctionCallInfo fcinfo, int argno)
 		return PREWARM_BOTH;
 	ereport(ERROR,
 			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid prewarm target \"%s\"", target),
+			 errmsg("invalid target \"%s\"", target),
 			 errhint("The target is \"os\", \"shared\" or \"both\".")));
 	pg_unreachable();
 }
