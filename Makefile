@@ -88,6 +88,7 @@ REGRESS = \
 	bad_inputs \
 	privileges \
 	snapshots \
+	snapshots_errors \
 	cold_assertions \
 	metrics \
 	autowarm
