@@ -9,11 +9,12 @@ use warnings;
 
 use Exporter 'import';
 use File::Find;
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
 
-our @EXPORT_OK = qw(autowarm_conf autowarm_state wait_for_status drop_data_files_from_os_cache
+our @EXPORT_OK = qw(autowarm_conf start_autowarm_node cold_restart_loads autowarm_state wait_for_status drop_data_files_from_os_cache
   shared_share_resident os_share_read create_filled_table read_through_index);
 
 # postgresql.conf lines for a node running the worker every $interval seconds.
@@ -28,6 +29,19 @@ shared_buffers = '128MB'
 max_worker_processes = 12
 autovacuum = off
 };
+}
+
+# A node made, set up by autowarm_conf($interval) and started, with the
+# extension in its postgres database.
+sub start_autowarm_node
+{
+	my ($name, $interval) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf('postgresql.conf', autowarm_conf($interval));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
+	return $node;
 }
 
 # A table of $rows rows of about 900 bytes (8 a block), with a primary key
@@ -96,6 +110,23 @@ sub drop_data_files_from_os_cache
 		  or die "could not drop \"$file\" from the page cache";
 	}
 	return scalar @files;
+}
+
+# Stops the node cleanly (its log must say the worker recorded then), drops
+# its relation files from the OS page cache, starts it and waits for the
+# start load: two assertions, named after $what.
+sub cold_restart_loads
+{
+	my ($node, $what) = @_;
+	my $log_offset = -s $node->logfile;
+	$node->stop;
+	ok($node->log_contains(qr/recording cache snapshot "autowarm" of database "postgres" \(shutdown\)/, $log_offset),
+		"$what: the clean shutdown recorded the cache");
+	drop_data_files_from_os_cache($node);
+	$node->start;
+	ok(defined wait_for_status($node, q{loads_done >= 1}, 30),
+		"$what: the restarted server loaded the snapshot, with no call");
+	return;
 }
 
 # Of the blocks the label's snapshot has in shared buffers for these

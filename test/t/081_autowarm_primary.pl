@@ -22,16 +22,12 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
-use AutowarmTest qw(autowarm_conf autowarm_state wait_for_status drop_data_files_from_os_cache
+use AutowarmTest qw(start_autowarm_node cold_restart_loads autowarm_state wait_for_status drop_data_files_from_os_cache
   shared_share_resident create_filled_table read_through_index);
 
 my $interval = 2;
 
-my $node = PostgreSQL::Test::Cluster->new('primary');
-$node->init;
-$node->append_conf('postgresql.conf', autowarm_conf($interval));
-$node->start;
-$node->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
+my $node = start_autowarm_node('primary', $interval);
 create_filled_table($node, 'hot_t', 20000, 1);
 create_filled_table($node, 'big_t', 24000, 0);
 create_filled_table($node, 'drop_t', 4000, 0);
@@ -41,12 +37,7 @@ ok(defined wait_for_status($node, q{state = 'idle'}, 30), 'the worker runs');
 # ---- a restart with the OS cache gone: the hot set comes back ----
 $node->safe_psql('postgres', q{SELECT count(*) >= 0 FROM cachectl.cold('hot_t', cascade => true)});
 read_through_index($node, 'hot_t', 1, 8000);
-$node->stop;
-ok($node->log_contains(qr/recording cache snapshot "autowarm" of database "postgres" \(shutdown\)/),
-	'the clean shutdown recorded the cache');
-drop_data_files_from_os_cache($node);
-$node->start;
-ok(defined wait_for_status($node, q{loads_done >= 1}, 30), 'the restarted server loaded the snapshot, with no call');
+cold_restart_loads($node, 'restarted cold');
 my ($share, $blocks) = shared_share_resident($node, 'autowarm', [ 'hot_t', 'hot_t_pkey' ]);
 cmp_ok($blocks, '>=', 500, "the snapshot held the hot set ($blocks shared blocks)");
 cmp_ok($share, '>=', 0.95, sprintf('%.1f %% of it is in shared buffers again', 100 * $share));

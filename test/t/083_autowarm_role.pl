@@ -15,17 +15,13 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use AutowarmTest qw(autowarm_conf autowarm_state wait_for_status drop_data_files_from_os_cache
+use AutowarmTest qw(start_autowarm_node cold_restart_loads autowarm_state wait_for_status
   shared_share_resident create_filled_table read_through_index);
 
 my $interval = 2;
 
-my $node = PostgreSQL::Test::Cluster->new('role');
-$node->init;
-$node->append_conf('postgresql.conf', autowarm_conf($interval));
-$node->start;
+my $node = start_autowarm_node('role', $interval);
 $node->safe_psql('postgres', q{
-CREATE EXTENSION pg_cachectl;
 CREATE ROLE warmer LOGIN;
 GRANT USAGE ON SCHEMA cachectl TO warmer;
 GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
@@ -70,12 +66,7 @@ is($recorded->(), 'open_t,open_t_pkey', 'its snapshot holds the table it may rea
 # snapshots replace only the rows it can see.
 $node->safe_psql('postgres', q{SELECT count(*) >= 0 FROM cachectl.snapshot('autowarm')});
 is($recorded->(), 'open_t,open_t_pkey,secret_t,secret_t_pkey', "a superuser's snapshot of the label holds both");
-$node->stop;
-ok($node->log_contains(qr/recording cache snapshot "autowarm" of database "postgres" \(shutdown\)/),
-	'the worker recorded at the clean shutdown');
-drop_data_files_from_os_cache($node);
-$node->start;
-ok(defined wait_for_status($node, q{loads_done >= 1}, 30), 'the restarted server loaded the snapshot, with no call');
+cold_restart_loads($node, 'restarted cold');
 is($recorded->(), 'open_t,open_t_pkey,secret_t,secret_t_pkey', "the superuser's rows of secret_t are still there");
 my ($share, $blocks) = shared_share_resident($node, 'autowarm', [ 'open_t', 'open_t_pkey' ]);
 cmp_ok($blocks, '>=', 500, "the snapshot held open_t's hot set ($blocks shared blocks)");
