@@ -46,11 +46,23 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_draw_block_map(const uint8_t *bits,
 															char *out, size_t out_size,
 															cachectl_error *error) CACHECTL_NOEXCEPT;
 
-/* How many of the sorted blocks have their bit set in a varbit-ordered map. */
-CACHECTL_BRIDGE_API cachectl_status cachectl_count_blocks_in_map(const uint32_t *blocks, size_t count,
-																 const uint8_t *bits, int64_t bit_count,
-																 int64_t *found,
-																 cachectl_error *error) CACHECTL_NOEXCEPT;
+/*
+ * The blocks of a fork by what they hold in the two layers (block_lists.hpp):
+ * shared_blocks sorted, found in shared buffers (those past the map's end
+ * not counted); the OS map varbit-ordered, one bit per block of the fork.
+ */
+typedef struct cachectl_layer_counts
+{
+	int64_t		both;
+	int64_t		shared_only;
+	int64_t		os_only;
+	int64_t		neither;
+} cachectl_layer_counts;
+
+CACHECTL_BRIDGE_API cachectl_status cachectl_compare_layers(const uint32_t *shared_blocks, size_t count,
+															const uint8_t *os_bits, int64_t bit_count,
+															cachectl_layer_counts *counts,
+															cachectl_error *error) CACHECTL_NOEXCEPT;
 
 /*
  * The cached OS pages of the sorted blocks of the fork at base_path

@@ -10,12 +10,28 @@
 
 namespace pg_cachectl {
 
-std::int64_t count_blocks_in_map(std::span<const std::uint32_t> blocks, const BitmapView &map) {
-    std::int64_t count = 0;
-    for (std::uint32_t block : blocks)
-        if (static_cast<std::int64_t>(block) < map.size() && map.test(block))
-            ++count;
-    return count;
+LayerCounts compare_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, std::int64_t first,
+                           std::int64_t end) {
+    LayerCounts counts;
+    first = std::max<std::int64_t>(first, 0);
+    end = std::min(end, os_map.size());
+    if (first >= end)
+        return counts;
+    auto block = std::lower_bound(shared_blocks.begin(), shared_blocks.end(), first,
+                                  [](std::uint32_t number, std::int64_t value) { return number < value; });
+    std::int64_t shared = 0;
+    std::int64_t previous = -1;
+    for (; block != shared_blocks.end() && static_cast<std::int64_t>(*block) < end; ++block) {
+        if (static_cast<std::int64_t>(*block) == previous)
+            continue;
+        previous = *block;
+        ++shared;
+        counts.both += os_map.test(*block) ? 1 : 0;
+    }
+    counts.shared_only = shared - counts.both;
+    counts.os_only = os_map.count(first, end) - counts.both;
+    counts.neither = (end - first) - shared - counts.os_only;
+    return counts;
 }
 
 std::vector<BlockRange> runs_of_blocks(std::span<const std::uint32_t> blocks) {
@@ -30,23 +46,13 @@ std::vector<BlockRange> runs_of_blocks(std::span<const std::uint32_t> blocks) {
 }
 
 std::string draw_two_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, int width) {
-    std::size_t next_shared = 0; // the runs come in order: walk the sorted blocks once
     auto run_character = [&](std::int64_t first, std::int64_t end) {
-        std::int64_t shared_in_run = 0;
-        std::int64_t both_in_run = 0;
-        while (next_shared < shared_blocks.size() && shared_blocks[next_shared] < end) {
-            const std::int64_t block = shared_blocks[next_shared++];
-            if (block < first)
-                continue;
-            ++shared_in_run;
-            both_in_run += os_map.test(block) ? 1 : 0;
-        }
-        const std::int64_t os_in_run = os_map.count(first, end);
+        const LayerCounts counts = compare_layers(shared_blocks, os_map, first, end);
         std::array<std::int64_t, 4> cells{};
-        cells[static_cast<int>(LayerCell::both)] = both_in_run;
-        cells[static_cast<int>(LayerCell::shared_only)] = shared_in_run - both_in_run;
-        cells[static_cast<int>(LayerCell::os_only)] = os_in_run - both_in_run;
-        cells[static_cast<int>(LayerCell::neither)] = (end - first) - shared_in_run - (os_in_run - both_in_run);
+        cells[static_cast<int>(LayerCell::both)] = counts.both;
+        cells[static_cast<int>(LayerCell::shared_only)] = counts.shared_only;
+        cells[static_cast<int>(LayerCell::os_only)] = counts.os_only;
+        cells[static_cast<int>(LayerCell::neither)] = counts.neither;
         // the most common state; on a tie, the one that says more is cached
         int chosen = 0;
         for (int cell = 1; cell < 4; ++cell)

@@ -13,8 +13,18 @@
 
 namespace pg_cachectl {
 
-// How many of the (sorted, unique) blocks have their bit set in map.
-std::int64_t count_blocks_in_map(std::span<const std::uint32_t> blocks, const BitmapView &map);
+// The blocks of [first, end) of a fork (end clipped to the map's size) by
+// what they hold in the two layers: shared_blocks are the sorted block
+// numbers found in shared buffers (a repeat counts once, those past the
+// map's end not at all), os_map has one bit per block of the fork.
+struct LayerCounts {
+    std::int64_t both = 0;
+    std::int64_t shared_only = 0;
+    std::int64_t os_only = 0;
+    std::int64_t neither = 0;
+};
+LayerCounts compare_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, std::int64_t first,
+                           std::int64_t end);
 
 // The (sorted, unique) blocks as runs of consecutive blocks.
 std::vector<BlockRange> runs_of_blocks(std::span<const std::uint32_t> blocks);

@@ -95,12 +95,15 @@ cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, 
     });
 }
 
-cachectl_status cachectl_count_blocks_in_map(const uint32_t *blocks, size_t count, const uint8_t *bits,
-                                             int64_t bit_count, int64_t *found, cachectl_error *error) noexcept {
+cachectl_status cachectl_compare_layers(const uint32_t *shared_blocks, size_t count, const uint8_t *os_bits,
+                                        int64_t bit_count, cachectl_layer_counts *counts,
+                                        cachectl_error *error) noexcept {
     return run_captured(error, [&] {
-        if (found == nullptr)
+        if (counts == nullptr)
             throw pg_cachectl::InvalidArgument("a result is required");
-        *found = pg_cachectl::count_blocks_in_map(block_span(blocks, count), map_view(bits, bit_count));
+        const pg_cachectl::LayerCounts found = pg_cachectl::compare_layers(
+            block_span(shared_blocks, count), map_view(os_bits, bit_count), 0, bit_count);
+        *counts = cachectl_layer_counts{found.both, found.shared_only, found.os_only, found.neither};
         return CACHECTL_OK;
     });
 }

@@ -14,7 +14,6 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "port/pg_bitutils.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/tuplestore.h"
@@ -33,28 +32,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_draw);
 
 #define STATUS_COLUMNS 15
-
-static int64
-blocks_in_map(const uint32 *blocks, size_t count, const uint8 *bits, int64 bit_count)
-{
-	cachectl_error error = {0};
-	int64		found = 0;
-
-	if (cachectl_count_blocks_in_map(blocks, count, bits, bit_count, &found, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	return found;
-}
-
-/* Shared blocks inside the fork (a buffer past a file's end is not counted). */
-static size_t
-blocks_below(const uint32 *blocks, size_t count, int64 limit)
-{
-	size_t		kept = count;
-
-	while (kept > 0 && (int64) blocks[kept - 1] >= limit)
-		kept--;
-	return kept;
-}
 
 /*
  * cachectl.status(rel regclass, cascade boolean DEFAULT false)
@@ -98,9 +75,8 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			size_t		count;
 			char	   *path;
 			uint8	   *bits;
-			int64		os_blocks;
-			int64		shared;
-			int64		both;
+			cachectl_layer_counts layers;
+			cachectl_error error = {0};
 			int64		os_dirty;
 			bool		os_dirty_known;
 			Datum		values[STATUS_COLUMNS] = {0};
@@ -112,27 +88,26 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			/* one walk of the fork's files: the map and its dirty pages */
 			path = relation_fork_path(row.relation_id, row.fork_number);
 			bits = os_map_of(path, row.blocks, &os_dirty, &os_dirty_known);
-			os_blocks = row.blocks > 0 ? pg_popcount((const char *) bits, (row.blocks + 7) / 8) : 0;
-			count = blocks_below(blocks, count, row.blocks);
-			shared = (int64) count;
-			both = blocks_in_map(blocks, count, bits, row.blocks);
+			/* a buffer past the fork's end (being extended) is not counted */
+			if (cachectl_compare_layers(blocks, count, bits, row.blocks, &layers, &error) != CACHECTL_OK)
+				cachectl_raise_core_error(&error);
 
 			values[0] = ObjectIdGetDatum(row.relation_id);
 			values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
 			values[2] = Int64GetDatum(row.blocks);
-			values[3] = Int64GetDatum(shared);
-			values[4] = Int64GetDatum(os_blocks);
-			values[5] = Int64GetDatum(both);
-			values[6] = Int64GetDatum(shared - both);
-			values[7] = Int64GetDatum(os_blocks - both);
-			values[8] = Int64GetDatum(row.blocks - shared - (os_blocks - both));
+			values[3] = Int64GetDatum(layers.both + layers.shared_only);
+			values[4] = Int64GetDatum(layers.both + layers.os_only);
+			values[5] = Int64GetDatum(layers.both);
+			values[6] = Int64GetDatum(layers.shared_only);
+			values[7] = Int64GetDatum(layers.os_only);
+			values[8] = Int64GetDatum(layers.neither);
 			values[9] = Int64GetDatum(row.dirty);
 			values[10] = Int64GetDatum(os_dirty);
 			nulls[10] = !os_dirty_known;
 			values[11] = Int64GetDatum(row.blocks * BLCKSZ);
-			values[12] = Int64GetDatum(shared * BLCKSZ);
-			values[13] = Int64GetDatum(os_blocks * BLCKSZ);
-			values[14] = Int64GetDatum(both * BLCKSZ);
+			values[12] = Int64GetDatum((layers.both + layers.shared_only) * BLCKSZ);
+			values[13] = Int64GetDatum((layers.both + layers.os_only) * BLCKSZ);
+			values[14] = Int64GetDatum(layers.both * BLCKSZ);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			pfree(bits);
 			pfree(path);
@@ -186,7 +161,6 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	}
 	path = relation_fork_path(relid, MAIN_FORKNUM);
 	bits = os_map_of(path, row.blocks, NULL, NULL);
-	count = blocks_below(blocks, count, row.blocks);
 
 	drawing = palloc(room);
 	if (cachectl_draw_two_layers(blocks, count, bits, row.blocks, width, drawing, room, &error) != CACHECTL_OK)

@@ -33,11 +33,25 @@ struct Map {
     BitmapView view;
 };
 
-TEST_CASE("shared blocks found in the OS map are the double-cached ones") {
+TEST_CASE("the blocks of a fork compared in the two layers") {
     Map os("1100110011");
     const std::vector<std::uint32_t> shared{0, 2, 4, 5, 9, 15};
-    CHECK(count_blocks_in_map(shared, os.view) == 4); // 0, 4, 5, 9; 15 is past the map
-    CHECK(count_blocks_in_map({}, os.view) == 0);
+    const LayerCounts whole = compare_layers(shared, os.view, 0, 10);
+    CHECK(whole.both == 4);        // 0, 4, 5, 9
+    CHECK(whole.shared_only == 1); // 2; 15 is past the map
+    CHECK(whole.os_only == 2);     // 1, 8
+    CHECK(whole.neither == 3);     // 3, 6, 7
+    const LayerCounts part = compare_layers(shared, os.view, 2, 6);
+    CHECK(part.both == 2);
+    CHECK(part.shared_only == 1);
+    CHECK(part.os_only == 0);
+    CHECK(part.neither == 1);
+    const std::vector<std::uint32_t> repeated{4, 4, 5};
+    CHECK(compare_layers(repeated, os.view, 0, 100).both == 2); // the end is the map's
+    const LayerCounts none = compare_layers({}, os.view, 0, 10);
+    CHECK(none.os_only == 6);
+    CHECK(none.neither == 4);
+    CHECK(compare_layers(shared, os.view, 7, 3).neither == 0); // an empty range
 }
 
 TEST_CASE("sorted block numbers become runs") {
