@@ -11,7 +11,7 @@
 # process, its log holds no crash, no buffer is left pinned and amcheck
 # passes on the pool's tables.
 #
-# CACHECTL_FUZZ_SECONDS (default 150: some 7,000 calls here) bounds the run; CACHECTL_FUZZ_SEED
+# CACHECTL_FUZZ_SECONDS (default 120) bounds the run; CACHECTL_FUZZ_SEED
 # (default 20261130) seeds it, so a failure reproduces.
 use strict;
 use warnings;
@@ -22,7 +22,7 @@ use Test::More;
 use IPC::Run;
 use Time::HiRes qw(time sleep);
 
-my $seconds = $ENV{CACHECTL_FUZZ_SECONDS} // 150;
+my $seconds = $ENV{CACHECTL_FUZZ_SECONDS} // 120;
 my $seed = $ENV{CACHECTL_FUZZ_SEED} // 20261130;
 srand($seed);
 note("fuzz: seed $seed, $seconds s (CACHECTL_FUZZ_SEED, CACHECTL_FUZZ_SECONDS)");

@@ -3,7 +3,7 @@
 # sqlsmith (Debian package) generates random queries from the catalog —
 # every type, operator and function it may call, ours among them — against
 # a database with the extension and tables of every kind, for
-# CACHECTL_SQLSMITH_SECONDS (default 180).  It runs as a role that is no
+# CACHECTL_SQLSMITH_SECONDS (default 120).  It runs as a role that is no
 # superuser: granted EXECUTE on the extension's functions and procedure,
 # pg_read_all_stats and SELECT on the tables, so only our functions can act
 # on the cluster (core's dangerous ones are refused to it).  sqlsmith has no
@@ -24,7 +24,7 @@ use IPC::Run;
 my ($sqlsmith) = grep { -x $_ } ((map { "$_/sqlsmith" } split /:/, $ENV{PATH} // ''), '/usr/bin/sqlsmith');
 plan skip_all => 'sqlsmith is not installed (scripts/install_deps.sh installs it)' unless $sqlsmith;
 
-my $seconds = $ENV{CACHECTL_SQLSMITH_SECONDS} // 180;
+my $seconds = $ENV{CACHECTL_SQLSMITH_SECONDS} // 120;
 my $seed = $ENV{CACHECTL_FUZZ_SEED} // 20261130;
 
 my $node = PostgreSQL::Test::Cluster->new('sqlsmith');

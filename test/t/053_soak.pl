@@ -2,7 +2,7 @@
 #
 # A soak of every action while pgbench writes: on a cluster with data
 # checksums and fsync on, pgbench (scale 20, 6 clients) runs for
-# CACHECTL_SOAK_SECONDS (default 120) while 2 more clients loop over every
+# CACHECTL_SOAK_SECONDS (default 90) while 2 more clients loop over every
 # action of the extension, one after the other in a random order (seeded:
 # CACHECTL_SOAK_SEED, printed) on a random pgbench table or index:
 # evict, evict_relations, evict_database, evict_all, os_drop, cold,
@@ -28,7 +28,7 @@ use Test::More;
 use CachectlTest qw(start_pgbench finish_pgbench check_pgbench_balances
   check_amcheck log_trouble check_pg_checksums);
 
-my $seconds = $ENV{CACHECTL_SOAK_SECONDS} // 120;
+my $seconds = $ENV{CACHECTL_SOAK_SECONDS} // 90;
 my $seed = $ENV{CACHECTL_SOAK_SEED} // int(rand(2**31));
 my $scale = 20;                 # pgbench_accounts: about 260 MB, twice the pool
 my $load_clients = 6;
