@@ -157,11 +157,9 @@ os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known)
 {
 	uint8	   *bits = palloc0(Max((blocks + 7) / 8, 1));
 	int64		dirty = 0;
-	/* an empty fork has no dirty page, whatever measures */
-	bool		known = cachectl_os_engine_setting != CACHECTL_ENGINE_MINCORE;
+	/* an empty fork too: the map job alone says whether dirty pages are known */
+	bool		known = os_map_fill(bits, Max(blocks, 0), path, &dirty);
 
-	if (blocks > 0)
-		known = os_map_fill(bits, blocks, path, &dirty);
 	if (dirty_pages != NULL)
 		*dirty_pages = dirty;
 	if (dirty_known != NULL)
