@@ -26,6 +26,9 @@ SHIM_OBJS = \
 	src/pg/fork_files.o \
 	src/pg/fork_residency.o \
 	src/pg/snapshot_runs.o \
+	src/pg/restore_plan.o \
+	src/pg/block_runs.o \
+	src/pg/cluster_identity.o \
 	src/pg/os_cache_jobs.o \
 	src/pg/os_control.o \
 	src/pg/os_map.o \
@@ -55,6 +58,7 @@ CORE_OBJS = \
 	src/core/bridge_maps.o \
 	src/core/bridge_os_jobs.o \
 	src/core/bridge_residency.o \
+	src/core/bridge_restore_plans.o \
 	src/core/buffer_scan.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \
@@ -66,6 +70,7 @@ CORE_OBJS = \
 	src/core/os_page_cache.o \
 	src/core/posix_handles.o \
 	src/core/residency_report.o \
+	src/core/restore_planner.o \
 	src/core/segment_math.o \
 	src/core/storage_facts.o \
 	src/core/throttle.o

@@ -344,15 +344,6 @@ COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, 
     'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
 REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
 
--- Internal to restore(): max_mb_per_sec checked as the C functions check it.
-CREATE FUNCTION cachectl.rate_bytes_per_second(max_mb_per_sec float8)
-RETURNS float8
-AS 'MODULE_PATHNAME', 'pg_cachectl_rate_bytes_per_second'
-LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
-COMMENT ON FUNCTION cachectl.rate_bytes_per_second(float8) IS
-    'Internal to restore(): a max_mb_per_sec checked as every action checks it (22023 unless positive and finite in bytes per second), in bytes per second; superuser until granted.';
-REVOKE ALL ON FUNCTION cachectl.rate_bytes_per_second(float8) FROM PUBLIC;
-
 -- Internal, for snapshots: the cluster's system identifier.
 CREATE FUNCTION cachectl.system_identifier()
 RETURNS text
@@ -817,16 +808,15 @@ REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
 
 -- What loading a snapshot back means, as a list of chunks: for each of the
 -- label's relations the caller can see (numbered from the one with the fewest
--- recorded blocks), where it is now (by OID where this
--- cluster recorded it, remapped by share of the fork when rewritten or
--- matched by name), or why it is skipped; then its OS runs before its shared
--- runs (so that the buffer reads find their pages in the page cache), each
--- clipped to the fork as it is now and cut into chunks of a quarter of a
--- second's loading at the rate (32 MB at most).  Runs the snapshot had in
--- shared buffers only carry drop_os_copy.  With missing_only, what is
--- resident now is left out of the chunks (one pass over the buffer pool, one
--- OS map per fork).  Internal: restore() and the autowarm worker load what it
--- plans, a chunk per transaction.
+-- recorded blocks), where it is now (by OID where this cluster recorded it,
+-- remapped by share of the fork when rewritten or matched by name), or why it
+-- is skipped; then its OS runs before its shared runs, clipped to the fork as
+-- it is now and cut into chunks of a quarter of a second's loading at the
+-- rate (32 MB at most); runs the snapshot had in shared buffers only carry
+-- drop_os_copy.  With missing_only, what is resident now is left out.  The
+-- plan is the core's (src/core/restore_planner.hpp), the rows are read as the
+-- caller (src/pg/restore_plan.c).  Internal: restore() and the autowarm
+-- worker load what it plans, a chunk per transaction.
 CREATE FUNCTION cachectl.restore_plan(
     label text,
     target text DEFAULT 'both',
@@ -842,184 +832,9 @@ RETURNS TABLE (
     layer text,
     runs int8multirange,
     drop_os_copy boolean)
-LANGUAGE plpgsql
-VOLATILE PARALLEL UNSAFE
-SET search_path = pg_catalog, pg_temp
-AS $restore_plan$
-#variable_conflict use_column
-DECLARE
-    v_label text := restore_plan.label;
-    v_target_layer text := restore_plan.target;
-    v_block_size int8 := current_setting('block_size')::int8;
-    v_rate_bytes float8;
-    v_chunk_blocks int8;
-    v_this_system text := cachectl.system_identifier();
-    v_recovery boolean := pg_is_in_recovery();
-    v_relation record;
-    v_number int4 := 0;
-    v_row record;
-    v_runs int8multirange;
-    v_now_blocks int8;
-    v_os_runs int8multirange;
-    v_resident int8multirange;
-    v_part_runs int8multirange[];
-    v_part_drop boolean[];
-    v_shared_relation oid[];
-    v_shared_fork text[];
-    v_shared_runs int8multirange[];
-BEGIN
-    IF v_label IS NULL OR v_target_layer IS NULL OR missing_only IS NULL THEN
-        RAISE EXCEPTION 'label and target must not be null'
-            USING ERRCODE = 'null_value_not_allowed';
-    END IF;
-    IF v_target_layer NOT IN ('os', 'shared', 'both') THEN
-        RAISE EXCEPTION 'invalid target "%"', v_target_layer
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'The target is "os", "shared" or "both".';
-    END IF;
-    -- the check every action makes (22023), and the rate in bytes per second
-    v_rate_bytes := cachectl.rate_bytes_per_second(max_mb_per_sec);
-    -- a chunk: a quarter of a second's loading at the throttle, 32 MB at
-    -- most (a fraction of a second on an ordinary disk)
-    v_chunk_blocks := CASE WHEN v_rate_bytes IS NULL THEN 32 * 1048576 / v_block_size
-                           ELSE LEAST(32 * 1048576 / v_block_size,
-                                      GREATEST(16, floor(v_rate_bytes / 4 / v_block_size)))::int8
-                      END;
-    IF NOT EXISTS (SELECT FROM cachectl.snapshot AS s WHERE s.label = v_label) THEN
-        RAISE EXCEPTION 'cache snapshot "%" does not exist', v_label
-            USING ERRCODE = 'undefined_object',
-                  HINT = 'A snapshot''s rows are visible only to roles that may SELECT their tables.';
-    END IF;
-    IF missing_only AND v_target_layer <> 'os' THEN
-        -- what shared buffers hold now, of the relations the caller may read: one pass
-        SELECT array_agg(b.relation::oid), array_agg(b.fork), array_agg(b.runs)
-          INTO v_shared_relation, v_shared_fork, v_shared_runs
-          FROM (SELECT r.relation, r.fork,
-                       range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs
-                  FROM cachectl.shared_block_runs(NULL) AS r GROUP BY 1, 2) AS b;
-    END IF;
-
-    -- A label can hold rows of several clusters (a restored dump of another
-    -- one, then a local snapshot() of some relations): an OID means
-    -- something only in the cluster that recorded it.
-    -- The smallest first: most relations are warm soonest (an index before
-    -- its table, which every lookup reads it first).
-    FOR v_relation IN
-        SELECT s.relation, s.relation_name, s.relfilenode, s.system_identifier
-          FROM cachectl.snapshot AS s WHERE s.label = v_label
-         GROUP BY s.relation, s.relation_name, s.relfilenode, s.system_identifier
-         ORDER BY sum(s.block_count), s.relation, s.system_identifier
-    LOOP
-        v_number := v_number + 1;
-        relation_number := v_number;
-        relation_name := v_relation.relation_name;
-        skip_reason := NULL;
-        fork := NULL;
-        layer := NULL;
-        runs := NULL;
-        drop_os_copy := NULL;
-        -- Where is it now?  Recorded by this cluster, by OID (a rewrite gives
-        -- it a new relfilenode: then its blocks are mapped by share), else by
-        -- name.
-        IF v_relation.system_identifier = v_this_system
-           AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = v_relation.relation) THEN
-            rel := v_relation.relation::regclass;
-            remapped := pg_relation_filenode(rel) IS DISTINCT FROM v_relation.relfilenode;
-        ELSE
-            rel := to_regclass(v_relation.relation_name);
-            remapped := true;
-        END IF;
-        IF rel IS NULL THEN
-            skip_reason := 'dropped since the snapshot';
-        ELSIF v_recovery
-              AND (SELECT c.relpersistence FROM pg_class AS c WHERE c.oid = rel) IS DISTINCT FROM 'p' THEN
-            skip_reason := 'unlogged relations cannot be read during recovery';
-        END IF;
-        IF skip_reason IS NOT NULL THEN
-            RETURN NEXT;
-            CONTINUE;
-        END IF;
-
-        FOR v_row IN
-            SELECT s.fork, s.layer, s.fork_blocks, s.blocks
-              FROM cachectl.snapshot AS s
-             WHERE s.label = v_label AND s.relation = v_relation.relation
-               AND s.system_identifier = v_relation.system_identifier
-               AND (v_target_layer = 'both' OR s.layer = v_target_layer)
-             ORDER BY s.layer = 'shared', s.fork
-        LOOP
-            v_now_blocks := COALESCE(pg_relation_size(rel, v_row.fork) / v_block_size, 0);
-            IF remapped THEN
-                -- the same share of the fork, at the same relative place
-                SELECT range_agg(int8range(floor(lower(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8,
-                                           ceil(upper(r) * v_now_blocks::numeric / v_row.fork_blocks)::int8))
-                  INTO v_runs
-                  FROM unnest(v_row.blocks) AS r
-                 WHERE v_row.fork_blocks > 0;
-            ELSE
-                v_runs := v_row.blocks;
-            END IF;
-            -- the fork's end (the share of a run ending at fork_blocks ends there)
-            v_runs := v_runs * int8multirange(int8range(0, v_now_blocks));
-            CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
-            IF missing_only THEN
-                IF v_row.layer = 'os' THEN
-                    SELECT range_agg(int8range(m.first_block, m.first_block + m.block_count))
-                      INTO v_resident
-                      FROM cachectl.os_block_runs(rel, v_row.fork) AS m;
-                ELSE
-                    SELECT u.runs INTO v_resident
-                      FROM unnest(v_shared_relation, v_shared_fork, v_shared_runs) AS u (relation, fork, runs)
-                     WHERE u.relation = rel AND u.fork = v_row.fork;
-                END IF;
-                v_runs := v_runs - COALESCE(v_resident, '{}'::int8multirange);
-                CONTINUE WHEN isempty(v_runs);
-            END IF;
-            -- Reading into shared buffers brings each block into the OS cache
-            -- too: blocks the snapshot had in shared buffers only are loaded
-            -- with their OS copy dropped, so both layers come back as they were.
-            v_part_runs := ARRAY[v_runs];
-            v_part_drop := ARRAY[false];
-            IF v_target_layer = 'both' AND v_row.layer = 'shared' AND NOT remapped THEN
-                v_os_runs := COALESCE((SELECT s.blocks FROM cachectl.snapshot AS s
-                                        WHERE s.label = v_label AND s.relation = v_relation.relation
-                                          AND s.system_identifier = v_relation.system_identifier
-                                          AND s.fork = v_row.fork AND s.layer = 'os'),
-                                      '{}'::int8multirange);
-                v_part_runs := ARRAY[v_runs * v_os_runs, v_runs - v_os_runs];
-                v_part_drop := ARRAY[false, true];
-            END IF;
-            fork := v_row.fork;
-            layer := v_row.layer;
-            FOR v_part IN 1 .. array_length(v_part_runs, 1) LOOP
-                CONTINUE WHEN isempty(v_part_runs[v_part]);
-                drop_os_copy := v_part_drop[v_part];
-                -- chunks of v_chunk_blocks blocks (a run longer than that is cut)
-                FOR runs IN
-                    SELECT range_agg(q.piece ORDER BY lower(q.piece))
-                      FROM (SELECT p.piece,
-                                   -- sum() of int8 is numeric: back to int8, so that
-                                   -- the division is whole and pieces share a chunk
-                                   ((sum(upper(p.piece) - lower(p.piece)) OVER (ORDER BY lower(p.piece)))::int8 - 1)
-                                       / v_chunk_blocks AS part
-                              FROM (SELECT int8range(b, LEAST(b + v_chunk_blocks, upper(r))) AS piece
-                                      FROM unnest(v_part_runs[v_part]) AS r,
-                                           generate_series(lower(r), upper(r) - 1, v_chunk_blocks) AS b) AS p
-                           ) AS q
-                     GROUP BY q.part ORDER BY q.part
-                LOOP
-                    RETURN NEXT;
-                END LOOP;
-            END LOOP;
-        END LOOP;
-        -- a relation with nothing left to load still has its row (restore()
-        -- counts it warmed)
-        IF fork IS NULL THEN
-            RETURN NEXT;
-        END IF;
-    END LOOP;
-END
-$restore_plan$;
+AS 'MODULE_PATHNAME', 'pg_cachectl_restore_plan'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
+SET search_path = pg_catalog, pg_temp;
 COMMENT ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) IS
     'Internal to restore() and the autowarm worker: the chunks (8 kB block runs per relation, fork and layer) that load a cache snapshot back, or why a relation is skipped; superuser until granted.';
 REVOKE ALL ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) FROM PUBLIC;

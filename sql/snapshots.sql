@@ -221,8 +221,7 @@ GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                           cachectl.os_block_runs(regclass, text),
                           cachectl.database_status(),
                           cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
-                          cachectl.restore_plan(text, text, float8, boolean),
-                          cachectl.rate_bytes_per_second(float8)
+                          cachectl.restore_plan(text, text, float8, boolean)
       TO regress_snap_operator;
 GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
       TO regress_snap_operator;
@@ -347,8 +346,7 @@ REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
                        cachectl.shared_block_runs(regclass[]),
                        cachectl.os_block_runs(regclass, text),
                        cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
-                       cachectl.restore_plan(text, text, float8, boolean),
-                       cachectl.rate_bytes_per_second(float8)
+                       cachectl.restore_plan(text, text, float8, boolean)
        FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;
 REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)

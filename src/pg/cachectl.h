@@ -50,6 +50,13 @@ extern MemoryContextCallback *cachectl_reserve_free_callback(MemoryContext owner
 extern void cachectl_free_with_context(MemoryContext owner, MemoryContextCallback *callback,
 									   void (*free_object) (void *), void *object);
 
+/*
+ * The cluster's system identifier as snapshots record it (decimal text): the
+ * same on a primary and its physical standbys, different after a dump and
+ * restore.
+ */
+extern text *cluster_system_identifier(void);
+
 /* The segment size of every relation fork, in bytes. */
 #define CACHECTL_SEGMENT_BYTES ((int64) RELSEG_SIZE * BLCKSZ)
 

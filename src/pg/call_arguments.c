@@ -42,6 +42,24 @@ rate_bytes_per_second(double max_mb_per_sec)
 	return bytes_per_second;
 }
 
+PrewarmTarget
+target_argument(FunctionCallInfo fcinfo, int argno)
+{
+	char	   *target = text_to_cstring(PG_GETARG_TEXT_PP(argno));
+
+	if (strcmp(target, "os") == 0)
+		return PREWARM_OS;
+	if (strcmp(target, "shared") == 0)
+		return PREWARM_SHARED;
+	if (strcmp(target, "both") == 0)
+		return PREWARM_BOTH;
+	ereport(ERROR,
+			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+			 errmsg("invalid target \"%s\"", target),
+			 errhint("The target is \"os\", \"shared\" or \"both\".")));
+	pg_unreachable();
+}
+
 double
 rate_argument(FunctionCallInfo fcinfo, int argno)
 {

@@ -1,6 +1,6 @@
 /*
  * call_arguments.h — the arguments every SQL function reads the same way:
- * forks, rate limits, block ranges and relation lists (a relation named
+ * forks, targets, rate limits, block ranges and relation lists (a relation named
  * alone for a per-fork result is relation_set.h's lock_one_relation).  One place, so every function answers bad
  * input with the same SQLSTATE and words.
  */
@@ -12,18 +12,23 @@
 
 #include "pg_cachectl/bridge_common.h"
 
+#include "block_loader.h"
+
 /* A fork name; NULL is InvalidForkNumber (every fork).  Unknown names: 22023. */
 extern int	fork_argument(FunctionCallInfo fcinfo, int argno);
 
 /*
  * max_mb_per_sec in bytes per second, the unit of every throttle.  Zero,
  * negative, NaN, infinity and rates whose byte count overflows: 22023.  The
- * one check of a rate, for C and (through rate_bytes_per_second()) restore().
+ * one check of a rate, for every function that takes one.
  */
 extern double rate_bytes_per_second(double max_mb_per_sec);
 
 /* The same for an argument; NULL is 0 (no limit). */
 extern double rate_argument(FunctionCallInfo fcinfo, int argno);
+
+/* The layer(s) to load: "os", "shared" or "both" (anything else: 22023). */
+extern PrewarmTarget target_argument(FunctionCallInfo fcinfo, int argno);
 
 /* first_block and last_block (inclusive), each NULL for "from the start" / "to the end". */
 typedef struct BlockRangeArgument

@@ -5,12 +5,14 @@
  */
 #include "postgres.h"
 
+#include "storage/lmgr.h"
 #include "utils/memutils.h"
 
 #include "cachectl.h"
 #include "fork_files.h"
 #include "fork_residency.h"
 #include "os_cache_jobs.h"
+#include "relation_set.h"
 
 #include "pg_cachectl/block_maps.h"
 
@@ -165,4 +167,33 @@ os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known)
 	if (dirty_known != NULL)
 		*dirty_known = known;
 	return bits;
+}
+
+cachectl_block_range *
+os_cached_runs(Oid relid, ForkNumber fork, const char *function, size_t *count)
+{
+	char	   *path;
+	int64		blocks;
+	uint8	   *bits;
+	cachectl_block_range *runs;
+	cachectl_error error = {0};
+
+	lock_one_relation(relid, function, RELATION_SET_REPORT);
+	path = relation_fork_path(relid, fork);
+	blocks = Max(fork_blocks_from_files(path), 0);
+	bits = os_map_of(path, blocks, NULL, NULL);
+	if (cachectl_map_runs(bits, blocks, NULL, 0, count, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	runs = palloc(sizeof(cachectl_block_range) * Max(*count, 1));
+	if (cachectl_map_runs(bits, blocks, runs, *count, count, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	pfree(bits);
+
+	/*
+	 * Let the lock go now, not at the end of the transaction: snapshot() and
+	 * restore_plan() ask for every cached relation of a database, more than
+	 * the lock table may hold; the map is taken, nothing else here reads it.
+	 */
+	UnlockRelationOid(relid, AccessShareLock);
+	return runs;
 }

@@ -6,6 +6,8 @@
 #ifndef PG_CACHECTL_FORK_RESIDENCY_H
 #define PG_CACHECTL_FORK_RESIDENCY_H
 
+#include "common/relpath.h"
+
 #include "pg_cachectl/residency.h"
 
 /* Probe cachestat once on a file the server owns (see bridge.h). */
@@ -38,5 +40,13 @@ extern bool os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *d
  * its dirty pages as os_map_fill counts them (both may be NULL).
  */
 extern uint8 *os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known);
+
+/*
+ * The runs of blocks of a fork of a relation the caller may read that the
+ * OS page cache holds (the set bits of its map), palloc'd, *count of them.
+ * The relation is locked for the walk only (its lock let go after it, as
+ * `function`, in errors, found it).
+ */
+extern cachectl_block_range *os_cached_runs(Oid relid, ForkNumber fork, const char *function, size_t *count);
 
 #endif							/* PG_CACHECTL_FORK_RESIDENCY_H */

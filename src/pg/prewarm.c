@@ -15,42 +15,22 @@
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/multirangetypes.h"
-#include "utils/rangetypes.h"
 #include "utils/rel.h"
 #include "utils/timestamp.h"
 #include "utils/tuplestore.h"
-#include "utils/typcache.h"
 
 #include "action_progress.h"
 #include "block_loader.h"
+#include "block_runs.h"
 #include "cachectl.h"
 #include "call_arguments.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm);
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm_runs);
-PG_FUNCTION_INFO_V1(pg_cachectl_rate_bytes_per_second);
 
 #define PREWARM_COLUMNS 6
 #define PREWARM_RUNS_COLUMNS 2
-
-static PrewarmTarget
-target_argument(FunctionCallInfo fcinfo, int argno)
-{
-	char	   *target = text_to_cstring(PG_GETARG_TEXT_PP(argno));
-
-	if (strcmp(target, "os") == 0)
-		return PREWARM_OS;
-	if (strcmp(target, "shared") == 0)
-		return PREWARM_SHARED;
-	if (strcmp(target, "both") == 0)
-		return PREWARM_BOTH;
-	ereport(ERROR,
-			(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-			 errmsg("invalid target \"%s\"", target),
-			 errhint("The target is \"os\", \"shared\" or \"both\".")));
-	pg_unreachable();
-}
 
 /* Clips ranges to [0, blocks) in place; returns how many are left. */
 static int
@@ -185,7 +165,6 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	double		rate;
 	bool		drop_os_copy;
 	TupleDesc	result_desc;
-	TypeCacheEntry *typcache;
 	int			run_count;
 	int64		fork_blocks;
 	cachectl_block_range *ranges;
@@ -213,38 +192,8 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	rel = relation_open(relid, NoLock); /* locked by the set */
 	fork_blocks = smgr_fork_blocks(rel, fork);
 
-	/*
-	 * The runs are the caller's: only those inside the fork are kept (a
-	 * multirange's runs are sorted and disjoint, so they are at most half the
-	 * fork's blocks), read in place without a copy of each, and a cancel is
-	 * seen however many there are.
-	 */
-	typcache = lookup_type_cache(MultirangeTypeGetOid(runs), TYPECACHE_MULTIRANGE_INFO);
-	ranges = MemoryContextAllocHuge(CurrentMemoryContext,
-									sizeof(cachectl_block_range) * Min(Max(runs->rangeCount, 1), Max(fork_blocks, 1)));
-	run_count = 0;
-	for (uint32 i = 0; i < runs->rangeCount; i++)
-	{
-		RangeBound	lower;
-		RangeBound	upper;
-		int64		first;
-		int64		end;
-
-		CHECK_FOR_INTERRUPTS();
-		multirange_get_bounds(typcache->rngtype, runs, i, &lower, &upper);
-		/* no block has a negative number; refusing them also keeps end - first from overflowing */
-		if (!lower.infinite && DatumGetInt64(lower.val) < 0)
-			ereport(ERROR,
-					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-					errmsg("block runs must not hold negative block numbers"));
-		first = lower.infinite ? 0 : DatumGetInt64(lower.val) + (lower.inclusive ? 0 : 1);
-		if (first >= fork_blocks)
-			break;				/* this run and all later ones lie past the fork's end */
-		end = upper.infinite ? PG_INT64_MAX : DatumGetInt64(upper.val) + (upper.inclusive ? 1 : 0);
-		ranges[run_count].first = first;
-		ranges[run_count].count = Min(end, fork_blocks) - first;
-		run_count++;
-	}
+	/* the caller's runs: only those inside the fork are loaded */
+	ranges = block_runs_from_multirange(runs, fork_blocks, &run_count);
 	prewarm_fork(rel, fork, ranges, run_count, target, rate, drop_os_copy, &progress, &result);
 	progress.forks++;
 	relation_close(rel, NoLock);
@@ -253,17 +202,4 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	values[0] = Int64GetDatum(result.shared_loaded);
 	values[1] = Int64GetDatum(result.os_loaded);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
-}
-
-/*
- * cachectl.rate_bytes_per_second(max_mb_per_sec float8) RETURNS float8
- *
- * max_mb_per_sec checked as every action checks it, in bytes per second.
- * Internal: restore() sizes its chunks with it, so that it refuses the
- * rates the C functions refuse, with the same words.
- */
-Datum
-pg_cachectl_rate_bytes_per_second(PG_FUNCTION_ARGS)
-{
-	PG_RETURN_FLOAT8(rate_argument(fcinfo, 0));
 }

@@ -5,12 +5,10 @@
  */
 #include "postgres.h"
 
-#include "access/xlog.h"
 #include "common/relpath.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
-#include "storage/lmgr.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
@@ -21,11 +19,9 @@
 #include "cachectl.h"
 #include "call_arguments.h"
 #include "database_relations.h"
-#include "fork_files.h"
 #include "fork_residency.h"
 #include "relation_set.h"
 
-#include "pg_cachectl/block_maps.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_shared_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_block_runs);
@@ -138,32 +134,20 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
-	int			fork;
-	char	   *path;
-	int64		blocks;
-	uint8	   *bits;
-	size_t		run_count = 0;
+	ForkNumber	fork;
+	size_t		run_count;
 	cachectl_block_range *runs;
-	cachectl_error error = {0};
 	MemoryContext work_context;
 	MemoryContext caller_context;
 
 	InitMaterializedSRF(fcinfo, 0);
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
-	lock_one_relation(relid, "os_block_runs", RELATION_SET_REPORT);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_block_runs",
 										 ALLOCSET_DEFAULT_SIZES);
 	caller_context = MemoryContextSwitchTo(work_context);
-	path = relation_fork_path(relid, fork);
-	blocks = Max(fork_blocks_from_files(path), 0);
-	bits = os_map_of(path, blocks, NULL, NULL);
-	if (cachectl_map_runs(bits, blocks, NULL, 0, &run_count, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
-	runs = palloc(sizeof(cachectl_block_range) * Max(run_count, 1));
-	if (cachectl_map_runs(bits, blocks, runs, run_count, &run_count, &error) != CACHECTL_OK)
-		cachectl_raise_core_error(&error);
+	runs = os_cached_runs(relid, fork, "os_block_runs", &run_count);
 	for (size_t i = 0; i < run_count; i++)
 	{
 		Datum		values[2];
@@ -173,12 +157,6 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 		values[1] = Int64GetDatum(runs[i].count);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	/*
-	 * Let the lock go now, not at the end of the transaction: snapshot()
-	 * calls this for every cached relation of a database, more than the lock
-	 * table may hold; the map is taken, nothing else here reads the relation.
-	 */
-	UnlockRelationOid(relid, AccessShareLock);
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
 	return (Datum) 0;
@@ -193,8 +171,5 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 Datum
 pg_cachectl_system_identifier(PG_FUNCTION_ARGS)
 {
-	char		identifier[32];
-
-	snprintf(identifier, sizeof(identifier), UINT64_FORMAT, GetSystemIdentifier());
-	PG_RETURN_TEXT_P(cstring_to_text(identifier));
+	PG_RETURN_TEXT_P(cluster_system_identifier());
 }

@@ -145,4 +145,11 @@ typedef uint32 CachectlBufferState;
 	relpathbackend((rel)->rd_node, (rel)->rd_backend, (fork))
 #endif
 
+/* make_range() takes a soft-error context from 16 on (none: errors are thrown). */
+#if PG_VERSION_NUM >= 160000
+#define CACHECTL_MAKE_RANGE(typcache, lower, upper) make_range((typcache), (lower), (upper), false, NULL)
+#else
+#define CACHECTL_MAKE_RANGE(typcache, lower, upper) make_range((typcache), (lower), (upper), false)
+#endif
+
 #endif							/* PG_CACHECTL_VERSION_COMPAT_H */

@@ -362,7 +362,6 @@ my %never_long = (
 	os_engine => 'a setting',
 	os_page_size => 'a constant',
 	system_identifier => 'a constant',
-	rate_bytes_per_second => 'arithmetic on one number',
 	os_draw => 'a count of set bits over at most 256 MB; timed below on the largest map',
 	shared_residency => 'one pass over the pool per lock batch (201 relations: one batch); timed below',
 	shared_block_runs => 'one pass over the pool; timed below',

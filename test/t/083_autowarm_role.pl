@@ -31,7 +31,6 @@ GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
 GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO warmer;
 GRANT EXECUTE ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
                           cachectl.restore_plan(text, text, float8, boolean),
-                          cachectl.rate_bytes_per_second(float8),
                           cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) TO warmer;
 });
 create_filled_table($node, 'open_t', 12000, 1);

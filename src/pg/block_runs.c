@@ -1,0 +1,66 @@
+/*
+ * block_runs.c — block runs between int8multirange and the core's ranges.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "utils/memutils.h"
+#include "utils/rangetypes.h"
+#include "utils/typcache.h"
+
+#include "block_runs.h"
+#include "version_compat.h"
+
+cachectl_block_range *
+block_runs_from_multirange(const MultirangeType *runs, int64 limit, int *count)
+{
+	TypeCacheEntry *typcache = lookup_type_cache(MultirangeTypeGetOid(runs), TYPECACHE_MULTIRANGE_INFO);
+	cachectl_block_range *ranges;
+	int			kept = 0;
+
+	/* sorted and disjoint: no more runs than half the blocks below the limit */
+	ranges = MemoryContextAllocHuge(CurrentMemoryContext,
+									sizeof(cachectl_block_range) * Max(Min((int64) runs->rangeCount, limit), 1));
+	for (uint32 i = 0; i < runs->rangeCount; i++)
+	{
+		RangeBound	lower;
+		RangeBound	upper;
+		int64		first;
+		int64		end;
+
+		CHECK_FOR_INTERRUPTS();
+		multirange_get_bounds(typcache->rngtype, runs, i, &lower, &upper);
+		/* no block has a negative number; refusing them also keeps end - first from overflowing */
+		if (!lower.infinite && DatumGetInt64(lower.val) < 0)
+			ereport(ERROR,
+					errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+					errmsg("block runs must not hold negative block numbers"));
+		first = lower.infinite ? 0 : DatumGetInt64(lower.val) + (lower.inclusive ? 0 : 1);
+		if (first >= limit)
+			break;				/* this run and all later ones lie past the limit */
+		end = upper.infinite ? PG_INT64_MAX : DatumGetInt64(upper.val) + (upper.inclusive ? 1 : 0);
+		ranges[kept].first = first;
+		ranges[kept].count = Min(end, limit) - first;
+		kept++;
+	}
+	*count = kept;
+	return ranges;
+}
+
+Datum
+block_runs_to_multirange(const cachectl_block_range *runs, size_t count)
+{
+	TypeCacheEntry *typcache = lookup_type_cache(INT8RANGEOID, TYPECACHE_RANGE_INFO);
+	RangeType **ranges = palloc(sizeof(RangeType *) * Max(count, 1));
+
+	for (size_t i = 0; i < count; i++)
+	{
+		RangeBound	lower = {.val = Int64GetDatum(runs[i].first), .infinite = false, .inclusive = true, .lower = true};
+		RangeBound	upper = {.val = Int64GetDatum(runs[i].first + runs[i].count), .infinite = false,
+		.inclusive = false, .lower = false};
+
+		ranges[i] = CACHECTL_MAKE_RANGE(typcache, &lower, &upper);
+	}
+	return MultirangeTypePGetDatum(make_multirange(INT8MULTIRANGEOID, typcache, (int32) count, ranges));
+}

@@ -1,0 +1,396 @@
+/*
+ * restore_plan.c — cachectl.restore_plan(): the chunks that load a cache
+ * snapshot back, which restore() and the autowarm worker follow.  The label's
+ * rows are read with SPI as the caller, so row security shows only those of
+ * tables it may SELECT; each relation is found as it is now, and the core
+ * plans its chunks (restore_planner.hpp: clipped, remapped, sorted, less
+ * what is resident, OS copies marked).
+ */
+#include "postgres.h"
+
+#include "access/xlog.h"
+#include "catalog/pg_class.h"
+#include "catalog/pg_type_d.h"
+#include "common/relpath.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/multirangetypes.h"
+#include "utils/tuplestore.h"
+
+#include <math.h>
+
+#include "block_runs.h"
+#include "buffer_scan_setup.h"
+#include "cachectl.h"
+#include "call_arguments.h"
+#include "database_relations.h"
+#include "fork_residency.h"
+
+#include "pg_cachectl/restore_plans.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_restore_plan);
+
+#define RESTORE_PLAN_COLUMNS 9
+
+/*
+ * The label's relations, smallest first (most relations are warm soonest,
+ * an index before its table, which every lookup reads first), each found
+ * now: by OID where this cluster recorded it and it still exists (remapped
+ * if rewritten since), else by name (remapped).  A label can hold rows of
+ * several clusters (a restored dump of another one, then a local snapshot()
+ * of some relations): an OID means something only in the cluster that
+ * recorded it.
+ */
+static const char *const relations_query =
+"SELECT g.relation, g.relation_name, g.system_identifier, f.rel,"
+"       CASE WHEN o.by_oid THEN pg_catalog.pg_relation_filenode(f.rel) IS DISTINCT FROM g.relfilenode"
+"            ELSE true END AS remapped,"
+"       c.relpersistence"
+"  FROM (SELECT s.relation, s.relation_name, s.relfilenode, s.system_identifier,"
+"               sum(s.block_count) AS blocks"
+"          FROM cachectl.snapshot AS s WHERE s.label = $1"
+"         GROUP BY s.relation, s.relation_name, s.relfilenode, s.system_identifier) AS g"
+" CROSS JOIN LATERAL (SELECT g.system_identifier = $2"
+"                           AND EXISTS (SELECT FROM pg_catalog.pg_class AS k WHERE k.oid = g.relation)"
+"                           AS by_oid) AS o"
+" CROSS JOIN LATERAL (SELECT CASE WHEN o.by_oid THEN g.relation::pg_catalog.regclass"
+"                                 ELSE pg_catalog.to_regclass(g.relation_name) END AS rel) AS f"
+"  LEFT JOIN pg_catalog.pg_class AS c ON c.oid = f.rel"
+" ORDER BY g.blocks, g.relation, g.system_identifier";
+
+enum
+{
+	RELATION_OID = 1, RELATION_NAME, RELATION_SYSTEM, RELATION_NOW, RELATION_REMAPPED,
+	RELATION_PERSISTENCE
+};
+
+/* A relation's rows in the target's layers, with each fork's length now. */
+static const char *const rows_query =
+"SELECT s.fork, s.layer, s.fork_blocks, s.blocks,"
+"       COALESCE(pg_catalog.pg_relation_size($3, s.fork) / $5, 0) AS now_blocks"
+"  FROM cachectl.snapshot AS s"
+" WHERE s.label = $1 AND s.relation = $2 AND s.system_identifier = $4"
+"   AND ($6 = 'both' OR s.layer = $6)"
+" ORDER BY s.layer = 'shared', s.fork";
+
+enum
+{
+	ROW_FORK = 1, ROW_LAYER, ROW_RECORDED_BLOCKS, ROW_RUNS, ROW_NOW_BLOCKS
+};
+
+/* Where a fork's blocks are in a finished pass over shared buffers. */
+typedef struct SharedRowKey
+{
+	Oid			relid;
+	int			fork;
+} SharedRowKey;
+
+typedef struct SharedRowEntry
+{
+	SharedRowKey key;
+	size_t		index;
+} SharedRowEntry;
+
+typedef struct SharedResidency
+{
+	cachectl_buffer_scan *scan;
+	HTAB	   *rows;
+} SharedResidency;
+
+/* What the caller asked for. */
+typedef struct PlanRequest
+{
+	text	   *label;
+	const char *target_name;
+	PrewarmTarget target;
+	bool		missing_only;
+	int64		chunk_blocks;
+} PlanRequest;
+
+/* A chunk: a quarter of a second's loading at the rate, 32 MB at most. */
+static int64
+chunk_blocks_at(double rate_bytes)
+{
+	int64		most = (int64) 32 * 1024 * 1024 / BLCKSZ;
+
+	if (rate_bytes <= 0)
+		return most;
+	return Min(most, Max(16, (int64) floor(rate_bytes / 4 / BLCKSZ)));
+}
+
+/* What shared buffers hold now, of the relations the caller may read: one pass. */
+static SharedResidency
+shared_residency_now(MemoryContext owner)
+{
+	SharedResidency residency;
+	int			relation_count;
+	DatabaseRelation *relations = database_relations_list(true, &relation_count);
+	size_t		rows;
+	HASHCTL		hash = {0};
+
+	residency.scan = buffer_scan_pass_database(owner, relations, relation_count);
+	rows = cachectl_buffer_scan_row_count(residency.scan);
+	hash.keysize = sizeof(SharedRowKey);
+	hash.entrysize = sizeof(SharedRowEntry);
+	hash.hcxt = owner;
+	residency.rows = hash_create("pg_cachectl shared rows", Max(rows, 16), &hash,
+								 HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+	for (size_t i = 0; i < rows; i++)
+	{
+		cachectl_buffer_row row;
+		SharedRowKey key = {0};
+		SharedRowEntry *entry;
+
+		cachectl_buffer_scan_row(residency.scan, i, &row);
+		key.relid = row.relation_id;
+		key.fork = row.fork_number;
+		entry = hash_search(residency.rows, &key, HASH_ENTER, NULL);
+		entry->index = i;
+	}
+	return residency;
+}
+
+static void
+free_plan(void *plan)
+{
+	cachectl_restore_plan_free((cachectl_restore_plan *) plan);
+}
+
+/* An empty plan for one relation, freed with owner. */
+static cachectl_restore_plan *
+restore_plan_create(MemoryContext owner, const PlanRequest *request, bool remapped)
+{
+	MemoryContextCallback *callback = cachectl_reserve_free_callback(owner);
+	cachectl_error error = {0};
+	cachectl_restore_plan *plan = cachectl_restore_plan_create(request->target == PREWARM_BOTH, remapped,
+															   request->chunk_blocks, &error);
+
+	if (plan == NULL)
+		cachectl_raise_core_error(&error);
+	cachectl_free_with_context(owner, callback, free_plan, plan);
+	return plan;
+}
+
+/* Adds the relation's rows (and with missing_only what is resident) to its plan. */
+static void
+add_relation_rows(cachectl_restore_plan *plan, SPIPlanPtr rows_plan, const PlanRequest *request,
+				  Oid recorded_relid, Datum system_identifier, Oid now_relid,
+				  const SharedResidency *shared)
+{
+	Datum		values[6];
+	char		nulls[6] = "      ";
+	cachectl_error error = {0};
+
+	values[0] = PointerGetDatum(request->label);
+	values[1] = ObjectIdGetDatum(recorded_relid);
+	values[2] = ObjectIdGetDatum(now_relid);
+	values[3] = system_identifier;
+	values[4] = Int64GetDatum(BLCKSZ);
+	values[5] = CStringGetTextDatum(request->target_name);
+	if (SPI_execute_plan(rows_plan, values, nulls, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "restore_plan could not read the rows of a snapshot");
+
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		ForkNumber	fork = forkname_to_number(TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_FORK, &isnull)));
+		char	   *layer_name = TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_LAYER, &isnull));
+		bool		shared_layer = strcmp(layer_name, "shared") == 0;
+		int64		recorded_blocks = DatumGetInt64(SPI_getbinval(tuple, desc, ROW_RECORDED_BLOCKS, &isnull));
+		MultirangeType *recorded = DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, ROW_RUNS, &isnull));
+		int64		now_blocks = DatumGetInt64(SPI_getbinval(tuple, desc, ROW_NOW_BLOCKS, &isnull));
+		int			run_count;
+		cachectl_block_range *runs = block_runs_from_multirange(recorded, PG_INT64_MAX, &run_count);
+
+		if (cachectl_restore_plan_add_row(plan, fork, shared_layer ? CACHECTL_SNAPSHOT_SHARED : CACHECTL_SNAPSHOT_OS,
+										  recorded_blocks, now_blocks, runs, run_count, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+		if (!request->missing_only)
+			continue;
+		if (shared_layer)
+		{
+			SharedRowKey key = {0};
+			SharedRowEntry *entry;
+			const uint32 *blocks = NULL;
+			size_t		block_count = 0;
+
+			key.relid = now_relid;
+			key.fork = fork;
+			entry = hash_search(shared->rows, &key, HASH_FIND, NULL);
+			if (entry != NULL)
+				buffer_scan_row_blocks(shared->scan, entry->index, &blocks, &block_count);
+			if (cachectl_restore_plan_resident_blocks(plan, blocks, block_count, &error) != CACHECTL_OK)
+				cachectl_raise_core_error(&error);
+		}
+		else
+		{
+			size_t		cached_count;
+			cachectl_block_range *cached = os_cached_runs(now_relid, fork, "restore_plan", &cached_count);
+
+			if (cachectl_restore_plan_resident_runs(plan, cached, cached_count, &error) != CACHECTL_OK)
+				cachectl_raise_core_error(&error);
+		}
+	}
+	SPI_freetuptable(SPI_tuptable);
+}
+
+/*
+ * The rows of one relation: its chunks, or one row saying why it is skipped
+ * (plan NULL) or that nothing is left to load.
+ */
+static void
+put_relation(ReturnSetInfo *rsinfo, cachectl_restore_plan *plan, int32 number, Datum name, Oid now_relid,
+			 bool remapped, const char *skip_reason)
+{
+	Datum		values[RESTORE_PLAN_COLUMNS] = {0};
+	bool		nulls[RESTORE_PLAN_COLUMNS] = {false, false, false, false, true, true, true, true, true};
+	size_t		chunk_count = 0;
+	cachectl_error error = {0};
+
+	values[0] = Int32GetDatum(number);
+	values[1] = name;
+	values[2] = ObjectIdGetDatum(now_relid);
+	nulls[2] = !OidIsValid(now_relid);
+	values[3] = BoolGetDatum(remapped);
+	if (plan == NULL)
+	{
+		values[4] = CStringGetTextDatum(skip_reason);
+		nulls[4] = false;
+	}
+	else if (cachectl_restore_plan_make(plan, &chunk_count, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+
+	for (size_t i = 0; i < chunk_count; i++)
+	{
+		cachectl_planned_chunk chunk;
+
+		CHECK_FOR_INTERRUPTS();
+		if (cachectl_restore_plan_chunk(plan, i, &chunk, &error) != CACHECTL_OK)
+			cachectl_raise_core_error(&error);
+		values[5] = CStringGetTextDatum(forkNames[chunk.fork]);
+		values[6] = CStringGetTextDatum(chunk.layer == CACHECTL_SNAPSHOT_SHARED ? "shared" : "os");
+		values[7] = block_runs_to_multirange(chunk.runs, chunk.run_count);
+		values[8] = BoolGetDatum(chunk.drop_os_copy);
+		memset(&nulls[5], false, 4);
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+	}
+	/* a relation with nothing left to load still has its row (restore() counts it warmed) */
+	if (chunk_count == 0)
+		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+}
+
+/*
+ * cachectl.restore_plan(label text, target text DEFAULT 'both',
+ *                       max_mb_per_sec float8 DEFAULT NULL, missing_only boolean DEFAULT false)
+ *   RETURNS TABLE (relation_number int4, relation_name text, rel regclass, remapped boolean,
+ *                  skip_reason text, fork text, layer text, runs int8multirange,
+ *                  drop_os_copy boolean)
+ *
+ * For each of the label's relations the caller can see (numbered from the
+ * one with the fewest recorded blocks): where it is now or why it is
+ * skipped, then its chunks, OS runs before shared runs, each chunk a quarter
+ * of a second's loading at the rate (32 MB at most).  With missing_only,
+ * what is resident now is left out (one pass over the buffer pool, one OS
+ * map per fork).  Internal: restore() and the autowarm worker load what it
+ * plans, a chunk per transaction.
+ */
+Datum
+pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
+{
+	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+	PlanRequest request;
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	SharedResidency shared = {0};
+	Oid			relation_types[2] = {TEXTOID, TEXTOID};
+	Oid			row_types[6] = {TEXTOID, OIDOID, REGCLASSOID, TEXTOID, INT8OID, TEXTOID};
+	Datum		relation_values[2];
+	SPITupleTable *relations;
+	SPIPlanPtr	rows_plan;
+	bool		recovery = RecoveryInProgress();
+	bool		exists;
+	bool		isnull;
+
+	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
+		ereport(ERROR,
+				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				errmsg("label and target must not be null"));
+	request.label = PG_GETARG_TEXT_PP(0);
+	request.target_name = text_to_cstring(PG_GETARG_TEXT_PP(1));
+	request.target = target_argument(fcinfo, 1);
+	request.chunk_blocks = chunk_blocks_at(rate_argument(fcinfo, 2));
+	request.missing_only = PG_GETARG_BOOL(3);
+
+	InitMaterializedSRF(fcinfo, 0);
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl restore_plan",
+										 ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "restore_plan could not connect to SPI");
+
+	relation_values[0] = PointerGetDatum(request.label);
+	if (SPI_execute_with_args("SELECT EXISTS (SELECT FROM cachectl.snapshot AS s WHERE s.label = $1)",
+							  1, relation_types, relation_values, NULL, false, 1) != SPI_OK_SELECT)
+		elog(ERROR, "restore_plan could not look for a snapshot");
+	exists = DatumGetBool(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	if (!exists)
+		ereport(ERROR,
+				errcode(ERRCODE_UNDEFINED_OBJECT),
+				errmsg("cache snapshot \"%s\" does not exist", text_to_cstring(request.label)),
+				errhint("A snapshot's rows are visible only to roles that may SELECT their tables."));
+	if (request.missing_only && request.target != PREWARM_OS)
+		shared = shared_residency_now(work_context);
+
+	relation_values[1] = PointerGetDatum(cluster_system_identifier());
+	if (SPI_execute_with_args(relations_query, 2, relation_types, relation_values, NULL, false, 0) != SPI_OK_SELECT)
+		elog(ERROR, "restore_plan could not read the relations of a snapshot");
+	relations = SPI_tuptable;
+	rows_plan = SPI_prepare(rows_query, 6, row_types);
+	if (rows_plan == NULL)
+		elog(ERROR, "restore_plan could not prepare its query: %s", SPI_result_code_string(SPI_result));
+
+	for (uint64 i = 0; i < relations->numvals; i++)
+	{
+		HeapTuple	tuple = relations->vals[i];
+		TupleDesc	desc = relations->tupdesc;
+		Oid			recorded_relid = DatumGetObjectId(SPI_getbinval(tuple, desc, RELATION_OID, &isnull));
+		Datum		name = SPI_getbinval(tuple, desc, RELATION_NAME, &isnull);
+		Datum		system_identifier = SPI_getbinval(tuple, desc, RELATION_SYSTEM, &isnull);
+		Datum		now = SPI_getbinval(tuple, desc, RELATION_NOW, &isnull);
+		Oid			now_relid = isnull ? InvalidOid : DatumGetObjectId(now);
+		bool		remapped = DatumGetBool(SPI_getbinval(tuple, desc, RELATION_REMAPPED, &isnull));
+		Datum		persistence = SPI_getbinval(tuple, desc, RELATION_PERSISTENCE, &isnull);
+		const char *skip_reason = NULL;
+		MemoryContext relation_context = AllocSetContextCreate(work_context, "pg_cachectl restore_plan relation",
+															   ALLOCSET_DEFAULT_SIZES);
+		cachectl_restore_plan *plan;
+
+		CHECK_FOR_INTERRUPTS();
+		MemoryContextSwitchTo(relation_context);
+		if (!OidIsValid(now_relid))
+			skip_reason = "dropped since the snapshot";
+		else if (recovery && (isnull || DatumGetChar(persistence) != RELPERSISTENCE_PERMANENT))
+			skip_reason = "unlogged relations cannot be read during recovery";
+		plan = NULL;
+		if (skip_reason == NULL)
+		{
+			plan = restore_plan_create(relation_context, &request, remapped);
+			add_relation_rows(plan, rows_plan, &request, recorded_relid, system_identifier, now_relid, &shared);
+		}
+		put_relation(rsinfo, plan, (int32) (i + 1), name, now_relid, remapped, skip_reason);
+		MemoryContextSwitchTo(work_context);
+		MemoryContextDelete(relation_context);
+	}
+
+	SPI_finish();
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+	return (Datum) 0;
+}
