@@ -84,18 +84,20 @@ REGRESS = \
 	relation_kinds \
 	relation_sets \
 	shared_residency \
+	residency_errors \
 	eviction \
+	eviction_errors \
 	os_control \
 	os_control_errors \
 	both_layers \
 	both_layers_errors \
 	hostile_inputs \
-	bad_inputs \
 	privileges \
 	snapshots \
 	snapshots_errors \
 	cold_assertions \
 	metrics \
+	metrics_errors \
 	autowarm
 
 PG_CPPFLAGS = -I$(srcdir)/include

@@ -1,4 +1,4 @@
--- Bad inputs fail with a precise SQLSTATE.
+-- Residency reports (os_residency and its settings): bad inputs fail with a precise SQLSTATE.
 CREATE EXTENSION pg_cachectl;
 \set VERBOSITY sqlstate
 
