@@ -71,6 +71,7 @@ CORE_OBJS = \
 	src/core/posix_handles.o \
 	src/core/residency_report.o \
 	src/core/restore_planner.o \
+	src/core/run_lists.o \
 	src/core/segment_math.o \
 	src/core/storage_facts.o \
 	src/core/throttle.o

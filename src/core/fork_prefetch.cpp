@@ -4,6 +4,7 @@
 #include "core_errors.hpp"
 #include "file_calls.hpp"
 #include "os_page_cache.hpp"
+#include "run_lists.hpp"
 #include "segment_math.hpp"
 #include "storage_facts.hpp"
 
@@ -24,19 +25,6 @@ constexpr int max_calls_without_progress = 3;
 // Bits of a map counted in one step: 16 MB of it, a few milliseconds.
 constexpr std::int64_t count_slice_bits = std::int64_t{1} << 27;
 
-std::vector<BlockRange> sorted_and_merged(std::vector<BlockRange> ranges) {
-    std::erase_if(ranges, [](const BlockRange &range) { return range.count <= 0 || range.first < 0; });
-    std::sort(ranges.begin(), ranges.end(), [](const BlockRange &a, const BlockRange &b) { return a.first < b.first; });
-    std::vector<BlockRange> merged;
-    for (const BlockRange &range : ranges) {
-        if (!merged.empty() && range.first <= merged.back().end())
-            merged.back().count = std::max(merged.back().end(), range.end()) - merged.back().first;
-        else
-            merged.push_back(range);
-    }
-    return merged;
-}
-
 std::chrono::microseconds since(Clock::time_point start) {
     return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
 }
@@ -55,7 +43,7 @@ PageRange pages_of_blocks(const BlockRange &range, std::int64_t segment_first_bl
 ForkPrefetch::ForkPrefetch(std::string base_path, std::int64_t segment_bytes, std::int64_t block_size,
                            std::vector<BlockRange> blocks, Options options)
     : base_path_(std::move(base_path)), segment_bytes_(segment_bytes), block_size_(block_size),
-      page_size_(os_page_size()), blocks_(sorted_and_merged(std::move(blocks))), options_(options) {
+      page_size_(os_page_size()), blocks_(normalized_runs(std::move(blocks))), options_(options) {
     if (base_path_.empty() || block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
         throw InvalidArgument("a prefetch needs a path and a segment size that is a multiple of the block size");
     if (options_.window_bytes <= 0 || options_.window_bytes % page_size_ != 0)

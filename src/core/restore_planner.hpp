@@ -8,7 +8,7 @@
 #pragma once
 #include "server_free.hpp"
 
-#include "bitmap.hpp"
+#include "run_lists.hpp"
 
 #include <cstdint>
 #include <optional>
@@ -16,17 +16,6 @@
 #include <vector>
 
 namespace pg_cachectl {
-
-// Runs of blocks kept sorted, disjoint and not touching (as a multirange
-// keeps them); empty runs are never kept.
-using RunList = std::vector<BlockRange>;
-
-// Any runs made sorted, merged and without empty ones.
-RunList normalized_runs(RunList runs);
-
-// Set arithmetic on normalized run lists.
-RunList intersect_runs(const RunList &left, const RunList &right);
-RunList subtract_runs(const RunList &left, const RunList &right);
 
 // The same share of a fork that had recorded_blocks blocks, at the same
 // relative place, in a fork of now_blocks blocks: each run [a, b) becomes

@@ -1,6 +1,6 @@
 // test_restore_planner.cpp — the chunks that load a relation of a snapshot
-// back: run arithmetic, remapping by share, chunking, and the order and
-// OS-copy marks of a relation's plan.
+// back: remapping by share, chunking, and the order and OS-copy marks of a
+// relation's plan.
 #include "core_errors.hpp"
 #include "restore_planner.hpp"
 
@@ -10,23 +10,6 @@
 
 namespace pg_cachectl {
 namespace {
-
-TEST_CASE("run lists are kept sorted, merged and without empty runs") {
-    CHECK(normalized_runs({{10, 2}, {0, 3}, {3, 1}, {5, 0}, {11, 4}}) == RunList{{0, 4}, {10, 5}});
-    CHECK(normalized_runs({}).empty());
-}
-
-TEST_CASE("run lists intersect and subtract") {
-    const RunList runs{{0, 10}, {20, 5}};
-    CHECK(intersect_runs(runs, {{5, 20}}) == RunList{{5, 5}, {20, 5}});
-    CHECK(intersect_runs(runs, {{0, 10}, {20, 5}}) == runs);
-    CHECK(intersect_runs(runs, {}).empty());
-    CHECK(subtract_runs(runs, {{2, 2}, {8, 14}}) == RunList{{0, 2}, {4, 4}, {22, 3}});
-    CHECK(subtract_runs(runs, {}) == runs);
-    CHECK(subtract_runs(runs, {{0, 100}}).empty());
-    // one cut across two runs
-    CHECK(subtract_runs({{0, 4}, {6, 4}}, {{3, 4}}) == RunList{{0, 3}, {7, 3}});
-}
 
 TEST_CASE("runs are remapped by their share of the fork") {
     CHECK(remap_runs({{0, 10}, {50, 50}}, 100, 50) == RunList{{0, 5}, {25, 25}});
