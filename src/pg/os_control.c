@@ -70,6 +70,7 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	RelationSet *set;
+	Oid			member_relid;
 	cachectl_residency_report *report;
 	ActionProgress progress;
 	int64		page_size = os_page_size();
@@ -88,61 +89,56 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
 
 	set = relation_set_build(&relid, 1, cascade, RELATION_SET_ACTION);
 	report = os_residency_report_create(work_context);
-	while (relation_set_lock_next_batch(set))
+	while (relation_set_next_member(set, &member_relid))
 	{
-		Oid			member_relid;
+		Relation	rel;
+		const char *name;
+		cachectl_residency_counts before[MAX_FORKNUM + 1];
+		bool		exists[MAX_FORKNUM + 1];
 
-		while (relation_set_next_locked(set, &member_relid))
+		rel = relation_open(member_relid, NoLock);	/* locked by the set */
+		name = RelationGetRelationName(rel);
+
+		os_residency_scan_relation(report, member_relid, only_fork);
+		for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+			exists[fork] = fork_wanted(only_fork, fork) &&
+				os_residency_fork_total(report, fork, &before[fork]);
+
+		for (int fork = 0; fork <= MAX_FORKNUM; fork++)
 		{
-			Relation	rel;
-			const char *name;
-			cachectl_residency_counts before[MAX_FORKNUM + 1];
-			bool		exists[MAX_FORKNUM + 1];
+			char	   *path;
 
-			rel = relation_open(member_relid, NoLock);	/* locked by the set */
-			name = RelationGetRelationName(rel);
-
-			os_residency_scan_relation(report, member_relid, only_fork);
-			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
-				exists[fork] = fork_wanted(only_fork, fork) &&
-					os_residency_fork_total(report, fork, &before[fork]);
-
-			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
-			{
-				char	   *path;
-
-				if (!exists[fork])
-					continue;
-				path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-				os_drop_fork(path, name, forkNames[fork], &progress);
-				progress.forks++;
-				pfree(path);
-			}
-
-			os_residency_scan_relation(report, member_relid, only_fork);
-			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
-			{
-				cachectl_residency_counts after;
-				Datum		values[OS_DROP_COLUMNS] = {0};
-				bool		nulls[OS_DROP_COLUMNS] = {0};
-
-				if (!exists[fork])
-					continue;
-				if (!os_residency_fork_total(report, fork, &after))
-					memset(&after, 0, sizeof(after));	/* truncated away meanwhile */
-				values[0] = ObjectIdGetDatum(member_relid);
-				values[1] = CStringGetTextDatum(forkNames[fork]);
-				values[2] = Int64GetDatum(before[fork].cached_pages);
-				values[3] = Int64GetDatum(before[fork].cached_pages * page_size);
-				values[4] = Int64GetDatum(before[fork].dirty_pages);
-				values[5] = Int64GetDatum(before[fork].dirty_pages * page_size);
-				nulls[4] = nulls[5] = !before[fork].has_cachestat_counters;
-				values[6] = Int64GetDatum(after.cached_pages);
-				values[7] = Int64GetDatum(after.cached_pages * page_size);
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-			}
-			relation_close(rel, NoLock);
+			if (!exists[fork])
+				continue;
+			path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+			os_drop_fork(path, name, forkNames[fork], &progress);
+			progress.forks++;
+			pfree(path);
 		}
+
+		os_residency_scan_relation(report, member_relid, only_fork);
+		for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+		{
+			cachectl_residency_counts after;
+			Datum		values[OS_DROP_COLUMNS] = {0};
+			bool		nulls[OS_DROP_COLUMNS] = {0};
+
+			if (!exists[fork])
+				continue;
+			if (!os_residency_fork_total(report, fork, &after))
+				memset(&after, 0, sizeof(after));	/* truncated away meanwhile */
+			values[0] = ObjectIdGetDatum(member_relid);
+			values[1] = CStringGetTextDatum(forkNames[fork]);
+			values[2] = Int64GetDatum(before[fork].cached_pages);
+			values[3] = Int64GetDatum(before[fork].cached_pages * page_size);
+			values[4] = Int64GetDatum(before[fork].dirty_pages);
+			values[5] = Int64GetDatum(before[fork].dirty_pages * page_size);
+			nulls[4] = nulls[5] = !before[fork].has_cachestat_counters;
+			values[6] = Int64GetDatum(after.cached_pages);
+			values[7] = Int64GetDatum(after.cached_pages * page_size);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+		}
+		relation_close(rel, NoLock);
 	}
 	action_progress_end(&progress);
 
@@ -177,6 +173,7 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	RelationSet *set;
+	Oid			member_relid;
 	ActionProgress progress;
 	int64		page_size = os_page_size();
 
@@ -198,61 +195,56 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 	action_progress_begin(&progress, "os_prefetch");
 
 	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
-	while (relation_set_lock_next_batch(set))
+	while (relation_set_next_member(set, &member_relid))
 	{
-		Oid			member_relid;
+		Relation	rel;
 
-		while (relation_set_next_locked(set, &member_relid))
+		rel = relation_open(member_relid, NoLock);	/* locked by the set */
+		for (int fork = 0; fork <= MAX_FORKNUM; fork++)
 		{
-			Relation	rel;
+			MemoryContext fork_context;
+			char	   *path;
+			int64		blocks;
+			cachectl_block_range range;
+			OsPrefetchBlocks wanted = {0};
+			cachectl_os_prefetch *job;
+			cachectl_prefetch_result result;
+			TimestampTz started;
+			Datum		values[OS_PREFETCH_COLUMNS] = {0};
+			bool		nulls[OS_PREFETCH_COLUMNS] = {0};
 
-			rel = relation_open(member_relid, NoLock);	/* locked by the set */
-			for (int fork = 0; fork <= MAX_FORKNUM; fork++)
-			{
-				MemoryContext fork_context;
-				char	   *path;
-				int64		blocks;
-				cachectl_block_range range;
-				OsPrefetchBlocks wanted = {0};
-				cachectl_os_prefetch *job;
-				cachectl_prefetch_result result;
-				TimestampTz started;
-				Datum		values[OS_PREFETCH_COLUMNS] = {0};
-				bool		nulls[OS_PREFETCH_COLUMNS] = {0};
+			if (!fork_wanted(only_fork, fork))
+				continue;
+			path = CACHECTL_RELATION_FORK_PATH(rel, fork);
+			blocks = fork_blocks_from_files(path);
+			if (blocks < 0 && !range_argument.given)
+				continue;	/* no such fork: no row, as os_residency */
+			range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel),
+										forkNames[fork]);
 
-				if (!fork_wanted(only_fork, fork))
-					continue;
-				path = CACHECTL_RELATION_FORK_PATH(rel, fork);
-				blocks = fork_blocks_from_files(path);
-				if (blocks < 0 && !range_argument.given)
-					continue;	/* no such fork: no row, as os_residency */
-				range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel),
-											forkNames[fork]);
+			fork_context = AllocSetContextCreate(work_context, "pg_cachectl os_prefetch fork",
+												 ALLOCSET_DEFAULT_SIZES);
+			MemoryContextSwitchTo(fork_context);
+			started = GetCurrentTimestamp();
+			wanted.ranges = &range;
+			wanted.range_count = range.count > 0 ? 1 : 0;
+			job = os_prefetch_create(fork_context, path, &wanted, rate, wait);
+			os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
+			progress.forks++;
 
-				fork_context = AllocSetContextCreate(work_context, "pg_cachectl os_prefetch fork",
-													 ALLOCSET_DEFAULT_SIZES);
-				MemoryContextSwitchTo(fork_context);
-				started = GetCurrentTimestamp();
-				wanted.ranges = &range;
-				wanted.range_count = range.count > 0 ? 1 : 0;
-				job = os_prefetch_create(fork_context, path, &wanted, rate, wait);
-				os_run_prefetch(job, RelationGetRelationName(rel), forkNames[fork], &progress, &result);
-				progress.forks++;
-
-				values[0] = ObjectIdGetDatum(member_relid);
-				values[1] = CStringGetTextDatum(forkNames[fork]);
-				values[2] = Int64GetDatum(result.blocks_requested);
-				values[3] = Int64GetDatum(result.pages_resident);
-				values[4] = Int64GetDatum(result.pages_resident * page_size);
-				values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
-				values[6] = Float8GetDatum((double) (GetCurrentTimestamp() - started) / USECS_PER_SEC);
-				MemoryContextSwitchTo(work_context);
-				tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-				MemoryContextDelete(fork_context);	/* frees the job, closes its file */
-				pfree(path);
-			}
-			relation_close(rel, NoLock);
+			values[0] = ObjectIdGetDatum(member_relid);
+			values[1] = CStringGetTextDatum(forkNames[fork]);
+			values[2] = Int64GetDatum(result.blocks_requested);
+			values[3] = Int64GetDatum(result.pages_resident);
+			values[4] = Int64GetDatum(result.pages_resident * page_size);
+			values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
+			values[6] = Float8GetDatum((double) (GetCurrentTimestamp() - started) / USECS_PER_SEC);
+			MemoryContextSwitchTo(work_context);
+			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+			MemoryContextDelete(fork_context);	/* frees the job, closes its file */
+			pfree(path);
 		}
+		relation_close(rel, NoLock);
 	}
 	action_progress_end(&progress);
 

@@ -45,6 +45,7 @@ report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
 	MemoryContext caller_context;
 	cachectl_residency_report *report;
 	RelationSet *set;
+	Oid			member_relid;
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext,
 										 "pg_cachectl residency",
@@ -53,16 +54,11 @@ report_relation_set(FunctionCallInfo fcinfo, bool cascade, int only_fork,
 
 	set = relation_set_build(&relid, 1, cascade, RELATION_SET_REPORT);
 	report = os_residency_report_create(work_context);
-	while (relation_set_lock_next_batch(set))
+	while (relation_set_next_member(set, &member_relid))
 	{
-		Oid			member_relid;
-
-		while (relation_set_next_locked(set, &member_relid))
-		{
-			CHECK_FOR_INTERRUPTS();
-			os_residency_scan_relation(report, member_relid, only_fork);
-			put_rows(rsinfo, member_relid, report);
-		}
+		CHECK_FOR_INTERRUPTS();
+		os_residency_scan_relation(report, member_relid, only_fork);
+		put_rows(rsinfo, member_relid, report);
 	}
 
 	MemoryContextSwitchTo(caller_context);

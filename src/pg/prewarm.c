@@ -90,6 +90,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	RelationSet *set;
+	Oid			member_relid;
 	ActionProgress progress;
 
 	InitMaterializedSRF(fcinfo, 0);
@@ -110,34 +111,29 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	caller_context = MemoryContextSwitchTo(work_context);
 	action_progress_begin(&progress, "prewarm");
 	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
-	while (relation_set_lock_next_batch(set))
+	while (relation_set_next_member(set, &member_relid))
 	{
-		Oid			member_relid;
+		Relation	rel;
+		int64		blocks;
+		cachectl_block_range range;
+		PrewarmResult result;
+		TimestampTz started = GetCurrentTimestamp();
+		MemoryContext fork_context;
 
-		while (relation_set_next_locked(set, &member_relid))
-		{
-			Relation	rel;
-			int64		blocks;
-			cachectl_block_range range;
-			PrewarmResult result;
-			TimestampTz started = GetCurrentTimestamp();
-			MemoryContext fork_context;
+		rel = relation_open(member_relid, NoLock);	/* locked by the set */
+		blocks = smgr_fork_blocks(rel, fork);
+		range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);
 
-			rel = relation_open(member_relid, NoLock);	/* locked by the set */
-			blocks = smgr_fork_blocks(rel, fork);
-			range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);
-
-			fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
-												 ALLOCSET_DEFAULT_SIZES);
-			MemoryContextSwitchTo(fork_context);
-			prewarm_fork(rel, fork, &range, clip_ranges(&range, 1, blocks), target, rate, drop_os_copy,
-						 &progress, &result);
-			progress.forks++;
-			MemoryContextSwitchTo(work_context);
-			put_prewarm_row(rsinfo, member_relid, fork, &result, started);
-			MemoryContextDelete(fork_context);	/* frees the OS job, closes its file */
-			relation_close(rel, NoLock);
-		}
+		fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
+											 ALLOCSET_DEFAULT_SIZES);
+		MemoryContextSwitchTo(fork_context);
+		prewarm_fork(rel, fork, &range, clip_ranges(&range, 1, blocks), target, rate, drop_os_copy,
+					 &progress, &result);
+		progress.forks++;
+		MemoryContextSwitchTo(work_context);
+		put_prewarm_row(rsinfo, member_relid, fork, &result, started);
+		MemoryContextDelete(fork_context);	/* frees the OS job, closes its file */
+		relation_close(rel, NoLock);
 	}
 	action_progress_end(&progress);
 	MemoryContextSwitchTo(caller_context);

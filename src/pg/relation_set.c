@@ -662,6 +662,17 @@ relation_set_next_locked(RelationSet *set, Oid *relid)
 }
 
 bool
+relation_set_next_member(RelationSet *set, Oid *relid)
+{
+	while (!relation_set_next_locked(set, relid))
+	{
+		if (!relation_set_lock_next_batch(set))
+			return false;
+	}
+	return true;
+}
+
+bool
 relation_set_next_unlocked(RelationSet *set, Oid *relid)
 {
 	Assert(set->locked_to == 0);

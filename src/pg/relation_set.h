@@ -73,6 +73,14 @@ extern bool relation_set_next_locked(RelationSet *set, Oid *relid);
 extern void relation_set_walk_batch(RelationSet *set);
 
 /*
+ * The next member of the set, locked: each batch is locked (the one before
+ * it unlocked) when the walk reaches it; false at the end, with the last
+ * batch unlocked.  For calls that work member by member; a pass over the
+ * pool per batch walks the batches itself, with the two calls above.
+ */
+extern bool relation_set_next_member(RelationSet *set, Oid *relid);
+
+/*
  * The next member of a set that is never locked (for callers that read only
  * the catalogs, such as snapshots' relation list); false at the end.
  */
