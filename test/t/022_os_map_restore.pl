@@ -146,6 +146,46 @@ my $auto_engine = $node->safe_psql('postgres', 'SELECT cachectl.os_engine()');
 my @engines = $auto_engine eq 'cachestat' ? ('cachestat', 'mincore') : ('mincore');
 note("engines: @engines");
 
+# Pages of each segment the kernel evicted and nothing read again since
+# (cachestat's evicted count: shadow entries; zeros where there is no
+# cachestat).  This host's proactive reclaim (DAMON pageout) takes untouched
+# pages within seconds, so pages may go between a restore's wait and the
+# counts after it (one block of 1,370 on 18.6 in a CI run; 29 in a second
+# here once), and only that way: such a page leaves a shadow entry.
+sub evicted_pages
+{
+	return [ 0, 0 ] unless $auto_engine eq 'cachestat';
+	my $out = sql('cachestat',
+		q{SELECT string_agg(coalesce(evicted_pages, 0)::text, ' ' ORDER BY segment) FROM cachectl.os_residency('map_probe', 'main')}
+	);
+	return [ split / /, $out ];
+}
+
+# After a restore: fincore per segment is the snapshot's but for pages the
+# kernel evicted, and os_map holds no block the saved map lacks and lacks
+# only blocks that have an evicted page.
+sub restored_as_saved
+{
+	my ($engine, $label, $before, $saved) = @_;
+	my $after = fincore_page_list(@segment_files);
+	my ($extra, $missing) = split /\|/,
+	  sql($engine,
+		"SELECT length(replace((m & ~s)::text, '0', '')), length(replace((s & ~m)::text, '0', '')) FROM (SELECT cachectl.os_map('map_probe') AS m, $saved AS s) AS x"
+	  );
+	my $evicted = evicted_pages();
+	my @unexplained = grep {
+		my $lost = $before->[$_] - ($after->[$_] // 0);
+		$lost < 0 || $lost > ($evicted->[$_] // 0)
+	} 0 .. $#$before;
+	is_deeply(\@unexplained, [],
+		"$engine $label: fincore per segment equals the snapshot's but for pages the kernel evicted (@$after)")
+	  or diag("snapshot: @$before; evicted now: @$evicted");
+	ok($extra == 0 && $missing <= sum0(@$evicted),
+		"$engine $label: os_map equals the saved map but for blocks the kernel evicted")
+	  or diag("os_map has $extra blocks the saved map lacks and lacks $missing; evicted now: @$evicted");
+	return $after;
+}
+
 foreach my $engine (@engines)
 {
 	# ---- a. a partial state ----
@@ -153,22 +193,32 @@ foreach my $engine (@engines)
 	drop_all($engine);
 	my $pending = prefetch_ranges($engine, \@ranges);
 	is($pending, 0, "$engine a. os_prefetch of the ranges waited for its reads");
-	my $before = fincore_page_list(@segment_files);
-	note("$engine a. fincore per segment: @$before");
+	my $fincore = fincore_page_list(@segment_files);
+	note("$engine a. fincore per segment: @$fincore");
 
 	sql($engine,
 		"INSERT INTO saved_maps SELECT '$engine', cachectl.os_map('map_probe')");
-	my ($map_bits, $map_set, $as_expected) = split /\|/,
+	my ($map_bits, $map_set, $extra, $missing, $map_pages0, $map_pages1) = split /\|/,
 	  sql($engine,
-		"SELECT length(map), length(replace(map::text, '0', '')), map = "
-		  . expected_map_sql(\@ranges)
-		  . " FROM saved_maps WHERE engine = '$engine'");
+		"SELECT length(map), length(replace(map::text, '0', '')), "
+		  . "length(replace((map & ~e)::text, '0', '')), length(replace((e & ~map)::text, '0', '')), "
+		  . "length(replace(substring(map::text, 1, $segment_blocks), '0', '')) * $pages_per_block, "
+		  . "length(replace(substring(map::text, $segment_blocks + 1), '0', '')) * $pages_per_block "
+		  . "FROM saved_maps, " . expected_map_sql(\@ranges) . " AS e (e) WHERE engine = '$engine'");
+	# what the map says is cached is the snapshot the restores must bring back
+	my $before = [ $map_pages0, $map_pages1 ];
+	my $evicted = evicted_pages();
 	is($map_bits, $blocks, "$engine a. os_map has one bit per block");
-	is($as_expected, 't',
-		"$engine a. os_map sets exactly the bits of the prefetched ranges");
-	is(sum0(@$before), $map_set * $pages_per_block,
-		"$engine a. fincore counts $pages_per_block pages per set bit: no block is half cached"
-	);
+	ok($extra == 0 && $missing <= sum0(@$evicted),
+		"$engine a. os_map sets the bits of the prefetched ranges, but for blocks the kernel evicted")
+	  or diag("os_map has $extra blocks outside the ranges and lacks $missing; evicted now: @$evicted");
+	my @half = grep {
+		my $more = $fincore->[$_] - $before->[$_];
+		$more < 0 || $more > ($evicted->[$_] // 0)
+	} 0, 1;
+	is_deeply(\@half, [],
+		"$engine a. fincore counts $pages_per_block pages per set bit (no block is half cached), but for pages evicted between the two"
+	) or diag("fincore: @$fincore; from the map: @$before; evicted now: @$evicted");
 	cmp_ok($before->[0], '>', 0, "$engine a. segment 0 has cached pages");
 	cmp_ok($before->[1], '>', 0, "$engine a. segment 1 has cached pages");
 
@@ -184,25 +234,18 @@ foreach my $engine (@engines)
 		"$engine b. blocks_loaded is the number of set bits");
 	is($row->{blocks_past_end}, 0, "$engine b. no block past the end");
 	is($row->{pages_pending}, 0, "$engine b. os_restore waited for its reads");
-	my $after = fincore_page_list(@segment_files);
-	is_deeply($after, $before,
-		"$engine b. fincore per segment equals the snapshot's (@$after)");
-	is($row->{cached_pages_after}, sum0(@$after),
-		"$engine b. cached_pages_after is what fincore counts");
-	is(sql($engine, "SELECT cachectl.os_map('map_probe') = $saved"),
-		't', "$engine b. os_map equals the saved map");
+	my $after = restored_as_saved($engine, 'b.', $before, $saved);
+	cmp_ok($row->{cached_pages_after}, '>=', sum0(@$after),
+		"$engine b. cached_pages_after is at least what fincore counts after it");
+	cmp_ok($row->{cached_pages_after}, '<=', sum0(@$before),
+		"$engine b. and at most the snapshot's");
 
 	# ---- c. another state, restore with drop_others ----
 
 	drop_all($engine);
 	prefetch_ranges($engine, \@other_ranges);
 	$row = restore($engine, $saved, ', drop_others => true');
-	$after = fincore_page_list(@segment_files);
-	is_deeply($after, $before,
-		"$engine c. drop_others: fincore per segment equals the snapshot's (@$after)"
-	);
-	is(sql($engine, "SELECT cachectl.os_map('map_probe') = $saved"),
-		't', "$engine c. drop_others: os_map equals the saved map");
+	restored_as_saved($engine, 'c. drop_others', $before, $saved);
 
 	# ---- d. a map longer than the fork ----
 
@@ -212,9 +255,7 @@ foreach my $engine (@engines)
 		"$engine d. a map 5 blocks too long: blocks_past_end = 5");
 	is($row->{blocks_loaded}, $map_set,
 		"$engine d. and every block that exists is loaded");
-	$after = fincore_page_list(@segment_files);
-	is_deeply($after, $before,
-		"$engine d. fincore per segment equals the snapshot's (@$after)");
+	restored_as_saved($engine, 'd.', $before, $saved);
 }
 
 # ---- e. a drawing ----
