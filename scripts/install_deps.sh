@@ -29,6 +29,7 @@ PACKAGES=(
     dpkg-dev                    # dpkg-buildpackage
     prometheus                  # the real Prometheus server scraping the exporter in test/t/070
     prometheus-postgres-exporter  # postgres_exporter 0.11.1, reads monitoring/postgres_exporter/ (test/t/070)
+    libyaml-libyaml-perl        # YAML::XS: test/t/071 reads the monitoring/ configurations
 )
 # The server and its headers are installed together, so they stay one release.
 TOGETHER=(postgresql-15 postgresql-server-dev-15)

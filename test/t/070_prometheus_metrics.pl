@@ -3,17 +3,26 @@
 # The metrics end to end, with the real servers from Debian's packages
 # (prometheus, prometheus-postgres-exporter): a test cluster; postgres_exporter
 # on a loopback port with the shipped queries file
-# (monitoring/postgres_exporter/pg_cachectl_queries.yaml), connecting over the
-# node's unix socket as a pg_monitor role; Prometheus on loopback scraping it
-# every second from a generated config, with its own storage directory.
-# After a known cache state is made — table m cold, then blocks 0-99 in shared
-# buffers only, 200-499 in the OS cache only, 600-649 in both — the test asks
-# Prometheus's HTTP API (/api/v1/query) for the series and asserts:
+# (monitoring/postgres_exporter/pg_cachectl_queries.yaml) and
+# --auto-discover-databases, connecting over the node's unix socket as a
+# pg_monitor role; Prometheus on loopback scraping it every second from a
+# generated config, with its own storage directory and the shipped alerting
+# rules (monitoring/prometheus/pg_cachectl_alerts.yml).  Three databases:
+# postgres and app have the extension, plain has not.
+# After a known cache state is made — table m of postgres cold, then blocks
+# 0-99 in shared buffers only, 200-499 in the OS cache only, 600-649 in both;
+# table a of app with 100 blocks in both — the test asks Prometheus's HTTP API
+# (/api/v1/query, /api/v1/rules) for the series and asserts:
 # - the top_relations series of m (shared, os, both) equal what
 #   cachectl.top_relations reports, from a sample scraped after the change;
-# - the per-kind series equal what cachectl.database_summary reports, within
-#   a few scrapes (the exporter's own catalog reads settle first);
+# - the per-kind series of each database equal what cachectl.database_summary
+#   reports in it, within a few scrapes (the exporter's own catalog reads
+#   settle first), and plain (no extension) breaks nothing;
+# - the README's "bytes cached twice, per database" query gives one series
+#   per database, equal to SQL's sums;
+# - the autowarm series equal cachectl.autowarm_status;
 # - the metric names and labels are the documented ones;
+# - Prometheus evaluates every shipped alerting rule without an error;
 # - both reports run on a hot standby of the node.
 # Both servers are stopped at the end, on failure too (END block).  Other
 # majors run in chroots without these packages: then the test is skipped.
@@ -39,7 +48,11 @@ for my $binary ($prometheus, $exporter)
 my $source_dir = $ENV{PG_CACHECTL_SOURCE_DIR}
   or plan skip_all => 'PG_CACHECTL_SOURCE_DIR is not set (run through test/run_tap.sh)';
 my $queries = "$source_dir/monitoring/postgres_exporter/pg_cachectl_queries.yaml";
-plan skip_all => "$queries is not readable" unless -r $queries;
+my $alerts = "$source_dir/monitoring/prometheus/pg_cachectl_alerts.yml";
+for my $file ($queries, $alerts)
+{
+	plan skip_all => "$file is not readable" unless -r $file;
+}
 
 my @servers;    # IPC::Run harnesses, stopped in END whatever happens
 my $pid = $$;
@@ -77,8 +90,18 @@ CREATE TABLE m (id int, pad text);
 ALTER TABLE m ALTER COLUMN pad SET STORAGE PLAIN;
 INSERT INTO m SELECT g, repeat('x', 4000) FROM generate_series(1, 2000) g;
 GRANT SELECT ON m TO metrics_monitor;
-CHECKPOINT;
+CREATE DATABASE app;
+CREATE DATABASE plain;
 });
+$node->safe_psql(
+	'app', q{
+CREATE EXTENSION pg_cachectl;
+CREATE TABLE a (id int, pad text);
+ALTER TABLE a ALTER COLUMN pad SET STORAGE PLAIN;
+INSERT INTO a SELECT g, repeat('y', 4000) FROM generate_series(1, 600) g;
+GRANT SELECT ON a TO metrics_monitor;
+});
+$node->safe_psql('postgres', 'CHECKPOINT');
 my $m_blocks = $node->safe_psql('postgres',
 	q{SELECT pg_relation_size('m') / current_setting('block_size')::int});
 cmp_ok($m_blocks, '>=', 700, "table m has $m_blocks blocks");
@@ -94,7 +117,8 @@ push @servers,
   IPC::Run::start(
 	[
 		$exporter, "--web.listen-address=127.0.0.1:$exporter_port",
-		"--extend.query-path=$queries", '--disable-settings-metrics'
+		"--extend.query-path=$queries", '--disable-settings-metrics',
+		'--auto-discover-databases'
 	],
 	'<', \undef, '>', "$work/exporter.log", '2>&1',
 	init => sub { $ENV{DATA_SOURCE_NAME} = $dsn });
@@ -105,6 +129,8 @@ global:
   scrape_interval: 1s
   scrape_timeout: 1s
   evaluation_interval: 1s
+rule_files:
+  - $alerts
 scrape_configs:
   - job_name: postgres
     static_configs:
@@ -148,9 +174,13 @@ sub poll_until
 }
 
 my $up = poll_until(60,
-	sub { my $r = promql('pg_cachectl_relations'); $r && @$r == 4 });
-ok($up, 'Prometheus scrapes postgres_exporter: four pg_cachectl_relations series')
+	sub { my $r = promql('count by (database) (pg_cachectl_relations) == 4'); $r && @$r == 2 });
+ok($up, 'Prometheus scrapes postgres_exporter: four pg_cachectl_relations series of postgres and of app')
   or diag(slurp_file("$work/exporter.log") . slurp_file("$work/prometheus.log"));
+is_deeply(
+	[ sort map { $_->{metric}{database} } @{ promql('count by (database) (pg_cachectl_relations)') // [] } ],
+	[qw(app postgres)],
+	'auto-discovery: the databases with the extension have series, plain (without it) none');
 
 # The known state: cold, then a part in each layer.
 $node->safe_psql(
@@ -159,6 +189,11 @@ SELECT count(*) FROM cachectl.cold('m');
 SELECT count(*) FROM cachectl.prewarm('m', 'shared', first_block => 0, last_block => 99, drop_os_copy => true);
 SELECT count(*) FROM cachectl.os_prefetch('m', first_block => 200, last_block => 499);
 SELECT count(*) FROM cachectl.prewarm('m', 'both', first_block => 600, last_block => 649);
+});
+$node->safe_psql(
+	'app', q{
+SELECT count(*) FROM cachectl.cold('a');
+SELECT count(*) FROM cachectl.prewarm('a', 'both', first_block => 0, last_block => 99);
 });
 my $changed_at = time;
 my %sql_m = map { split /\|/ } split /\n/,
@@ -188,16 +223,16 @@ is_deeply(
 is($series->{metric}{schema} . '/' . $series->{metric}{kind}, 'public/table', 'labels of m');
 
 # Polls until a metric's series, each written "LABELS=VALUE" by $label_of
-# and sorted, read as what $sql returns (the same form, one string); passes
-# or fails the test $name, showing both on failure.
+# and sorted, read as what $sql returns in $database (the same form, one
+# string); passes or fails the test $name, showing both on failure.
 sub series_equal_sql
 {
-	my ($metric, $sql, $label_of, $name) = @_;
+	my ($metric, $database, $sql, $label_of, $name) = @_;
 	my ($last_prom, $last_sql);
 	my $equal = poll_until(
 		15,
 		sub {
-			$last_sql = $node->safe_psql('postgres', $sql);
+			$last_sql = $node->safe_psql($database, $sql);
 			$last_prom = join ' ',
 			  sort map { $label_of->($_->{metric}) . "=$_->{value}[1]" } @{ promql($metric) // [] };
 			return $last_prom eq $last_sql;
@@ -205,18 +240,24 @@ sub series_equal_sql
 	ok($equal, $name) or diag("Prometheus: $last_prom\nSQL:        $last_sql");
 }
 
-# The per-kind series equal database_summary within a few scrapes.
-for my $metric (
-	[qw(pg_cachectl_shared_buffers_bytes shared_bytes)],
-	[qw(pg_cachectl_shared_buffers_dirty_bytes shared_dirty_bytes)],
-	[qw(pg_cachectl_os_cache_bytes os_cached_bytes)],
-	[qw(pg_cachectl_double_cached_bytes double_cached_bytes)],
-	[qw(pg_cachectl_relation_size_bytes size_bytes)])
+# The per-kind series of each database equal its database_summary within a
+# few scrapes.
+for my $database (qw(postgres app))
 {
-	my ($name, $column) = @$metric;
-	series_equal_sql($name,
-		"SELECT string_agg(kind || '=' || $column, ' ' ORDER BY kind) FROM cachectl.database_summary",
-		sub { $_[0]{kind} }, "$name equals database_summary.$column per kind");
+	for my $metric (
+		[qw(pg_cachectl_shared_buffers_bytes shared_bytes)],
+		[qw(pg_cachectl_shared_buffers_dirty_bytes shared_dirty_bytes)],
+		[qw(pg_cachectl_os_cache_bytes os_cached_bytes)],
+		[qw(pg_cachectl_double_cached_bytes double_cached_bytes)],
+		[qw(pg_cachectl_relation_size_bytes size_bytes)])
+	{
+		my ($name, $column) = @$metric;
+		series_equal_sql(
+			"${name}{database=\"$database\"}", $database,
+			"SELECT string_agg(kind || '=' || $column, ' ' ORDER BY kind) FROM cachectl.database_summary",
+			sub { $_[0]{kind} },
+			"$database: $name equals database_summary.$column per kind");
+	}
 }
 # The autowarm worker's series equal its status view within a few scrapes
 # (idle between two snapshots, so that the state label is stable).
@@ -224,22 +265,54 @@ for my $metric (
 	[qw(pg_cachectl_autowarm_snapshots_total snapshots_taken)],
 	[qw(pg_cachectl_autowarm_failures_total failures)],
 	[qw(pg_cachectl_autowarm_worker_running), '(pid IS NOT NULL)::int'],
-	[qw(pg_cachectl_autowarm_last_snapshot_wal_bytes last_snapshot_wal_bytes)])
+	[qw(pg_cachectl_autowarm_last_snapshot_wal_bytes last_snapshot_wal_bytes)],
+	[   qw(pg_cachectl_autowarm_snapshot_interval_seconds),
+		q{extract(epoch FROM current_setting('cachectl.autowarm_interval')::interval)::float8}
+	])
 {
 	my ($name, $column) = @$metric;
-	series_equal_sql($name,
+	series_equal_sql("${name}{database=\"postgres\"}", 'postgres',
 		"SELECT role || '/' || state || '=' || $column FROM cachectl.autowarm_status"
 		  . " WHERE database = current_database() AND state = 'idle'",
 		sub { "$_[0]{role}/$_[0]{state}" }, "$name equals autowarm_status.$column (labels role and state)");
 }
-my ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total') // [] };
+my ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total{database="postgres"}') // [] };
 cmp_ok($taken ? $taken->{value}[1] : 0, '>=', 1, 'the worker took snapshots, counted');
-my ($age) = @{ promql('pg_cachectl_autowarm_last_snapshot_age_seconds') // [] };
+my ($age) = @{ promql('pg_cachectl_autowarm_last_snapshot_age_seconds{database="postgres"}') // [] };
 cmp_ok($age ? $age->{value}[1] : -1, '<', 10, 'the last snapshot is seconds old');
 
+# The README's query: one series per database, each SQL's sum over kinds.
 my $double_query = 'sum by (database) (pg_cachectl_double_cached_bytes)';
-my ($double) = @{ promql($double_query) // [] };
-is($double->{metric}{database}, 'postgres', "the README's query groups by database: $double_query");
+my %double_sql = map {
+	$_ => $node->safe_psql($_, 'SELECT sum(double_cached_bytes) FROM cachectl.database_summary')
+} qw(postgres app);
+cmp_ok($double_sql{app}, '>=', 100 * 8192, 'SQL: app has at least the 100 prewarmed blocks of a cached twice');
+my $last_double;
+my $double_equal = poll_until(
+	15,
+	sub {
+		my %prom = map { $_->{metric}{database} => $_->{value}[1] } @{ promql($double_query) // [] };
+		$last_double = join ' ', map { "$_=$prom{$_}" } sort keys %prom;
+		return $last_double eq join ' ', map { "$_=$double_sql{$_}" } sort keys %double_sql;
+	});
+ok($double_equal, "the README's query gives each database's bytes cached twice: $double_query")
+  or diag("Prometheus: $last_double");
+
+# Every shipped alerting rule is loaded and evaluated without an error.
+my $rules_checked = poll_until(
+	15,
+	sub {
+		my $response = $http->get("http://127.0.0.1:$prometheus_port/api/v1/rules");
+		my $body = $response->{success} && eval { decode_json($response->{content}) };
+		return undef unless $body && $body->{status} eq 'success';
+		my @rules = map { @{ $_->{rules} } } @{ $body->{data}{groups} };
+		return undef if !@rules || grep { $_->{lastEvaluation} =~ /^0001-/ } @rules;
+		return \@rules;
+	});
+is_deeply(
+	[ map { "$_->{name}: $_->{health}" . ($_->{lastError} ? " ($_->{lastError})" : '') } @{ $rules_checked // [] } ],
+	[ map { "$_: ok" } qw(PgCachectlOsCacheHalved PgCachectlAutowarmFailing PgCachectlAutowarmSnapshotStale) ],
+	'Prometheus evaluates the three shipped alerting rules, health ok');
 
 # Stop both servers here (END does it too if something above died).
 for my $server (reverse @servers)
