@@ -300,7 +300,11 @@ my @shipped = map { m{^\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\.(/\S+)$} ? $1 : () }
 my @expected = (
 	"/usr/lib/postgresql/$major/lib/pg_cachectl.so",
 	"/usr/share/postgresql/$major/extension/pg_cachectl.control",
-	"/usr/share/postgresql/$major/extension/pg_cachectl--$default_version.sql");
+	"/usr/share/postgresql/$major/extension/pg_cachectl--$default_version.sql",
+	"/usr/share/doc/$package/examples/postgres_exporter/pg_cachectl_queries.yaml",
+	"/usr/share/doc/$package/examples/pg_exporter/pg_cachectl.yml",
+	"/usr/share/doc/$package/examples/pgwatch/pg_cachectl_metrics.yaml",
+	"/usr/share/doc/$package/examples/prometheus/pg_cachectl_alerts.yml");
 foreach my $path (@expected)
 {
 	ok((grep { $_ eq $path } @shipped), "the package ships $path");
