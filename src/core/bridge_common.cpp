@@ -37,8 +37,6 @@ cachectl_call bridge_call(SystemCall call) noexcept {
         return CACHECTL_CALL_STAT;
     case SystemCall::statfs:
         return CACHECTL_CALL_STATFS;
-    case SystemCall::fcntl:
-        return CACHECTL_CALL_FCNTL;
     case SystemCall::mmap:
         return CACHECTL_CALL_MMAP;
     case SystemCall::mincore:

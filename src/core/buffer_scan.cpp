@@ -11,31 +11,33 @@ void BufferScan::want(const RelationFileKey &key, std::uint32_t relation_id,
                       const std::array<std::int64_t, fork_count> &blocks) {
     if (sealed_)
         throw InvalidArgument("relations must be wanted before the scan is sealed");
-    WantedRelation wanted;
-    wanted.relation_id = relation_id;
-    for (int fork = 0; fork < fork_count; ++fork)
-        wanted.forks[fork].blocks = blocks[fork];
-    pending_.emplace_back(key, wanted);
+    pending_.push_back(PendingRelation{key, relation_id, blocks});
 }
 
 void BufferScan::seal() {
     // Sort once and build the flat map in one go: inserting one by one would
     // cost O(n^2) moves for a set of thousands of relations.
     std::stable_sort(pending_.begin(), pending_.end(),
-                     [](const auto &left, const auto &right) { return left.first < right.first; });
-    std::vector<std::pair<RelationFileKey, WantedRelation>> unique;
+                     [](const auto &left, const auto &right) { return left.key < right.key; });
+    RelationTable::sequence_type unique;
     unique.reserve(pending_.size());
-    for (auto &entry : pending_) {
-        if (!unique.empty() && unique.back().first == entry.first) {
+    for (const PendingRelation &entry : pending_) {
+        if (!unique.empty() && unique.back().first == entry.key) {
+            // the same file wanted twice: its largest size of each fork
             for (int fork = 0; fork < fork_count; ++fork)
                 unique.back().second.forks[fork].blocks =
-                    std::max(unique.back().second.forks[fork].blocks, entry.second.forks[fork].blocks);
+                    std::max(unique.back().second.forks[fork].blocks, entry.blocks[fork]);
             continue;
         }
-        unique.push_back(std::move(entry));
+        WantedRelation wanted;
+        wanted.relation_id = entry.relation_id;
+        for (int fork = 0; fork < fork_count; ++fork)
+            wanted.forks[fork].blocks = entry.blocks[fork];
+        unique.emplace_back(entry.key, wanted);
     }
-    relations_ = RelationTable(boost::container::ordered_unique_range, unique.begin(), unique.end());
+    relations_.adopt_sequence(boost::container::ordered_unique_range, std::move(unique));
     pending_.clear();
+    pending_.shrink_to_fit();
     sealed_ = true;
     if (collect_blocks_)
         blocks_.resize(relations_.size() * fork_count);
@@ -107,6 +109,13 @@ void BufferScan::count_eviction(int slot, EvictionOutcome outcome) noexcept {
 
 std::vector<BufferScan::Row> BufferScan::rows() const {
     std::vector<Row> rows;
+    rows.reserve(relations_.size() * fork_count);
+    // The slots by (relation, fork): the table is in file order, not
+    // relation order, so the index is sorted once and built in one go
+    // (inserting 400,000 keys one by one into a flat map moves O(n^2)).
+    std::vector<std::pair<std::pair<std::uint32_t, int>, std::size_t>> slots;
+    if (collect_blocks_)
+        slots.reserve(relations_.size() * fork_count);
     std::size_t index = 0;
     for (const auto &[key, relation] : relations_) {
         for (int fork = 0; fork < fork_count; ++fork) {
@@ -115,7 +124,7 @@ std::vector<BufferScan::Row> BufferScan::rows() const {
                 rows.push_back(Row{relation.relation_id, fork, relation.forks[fork]});
             if (collect_blocks_ && slot < blocks_.size()) {
                 std::sort(blocks_[slot].begin(), blocks_[slot].end());
-                slot_of_row_[std::make_pair(relation.relation_id, fork)] = slot;
+                slots.emplace_back(std::make_pair(relation.relation_id, fork), slot);
             }
         }
         ++index;
@@ -123,6 +132,18 @@ std::vector<BufferScan::Row> BufferScan::rows() const {
     std::sort(rows.begin(), rows.end(), [](const Row &left, const Row &right) {
         return left.relation_id != right.relation_id ? left.relation_id < right.relation_id : left.fork < right.fork;
     });
+    // one slot per (relation, fork): the last one in file order, as before
+    std::stable_sort(slots.begin(), slots.end(),
+                     [](const auto &left, const auto &right) { return left.first < right.first; });
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < slots.size(); ++i) {
+        if (kept > 0 && slots[kept - 1].first == slots[i].first)
+            slots[kept - 1] = slots[i];
+        else
+            slots[kept++] = slots[i];
+    }
+    slots.resize(kept);
+    slot_of_row_ = decltype(slot_of_row_)(boost::container::ordered_unique_range, slots.begin(), slots.end());
     return rows;
 }
 

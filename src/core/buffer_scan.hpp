@@ -83,8 +83,15 @@ class BufferScan {
         std::array<ForkTally, fork_count> forks;
     };
     using RelationTable = boost::container::flat_map<RelationFileKey, WantedRelation>;
+    // What want() was told, kept small until seal() sorts it (a relation's
+    // tallies are ten times its size).
+    struct PendingRelation {
+        RelationFileKey key;
+        std::uint32_t relation_id;
+        std::array<std::int64_t, fork_count> blocks;
+    };
 
-    std::vector<std::pair<RelationFileKey, WantedRelation>> pending_;
+    std::vector<PendingRelation> pending_;
     RelationTable relations_;
     bool sealed_ = false;
     bool collect_blocks_ = false;

@@ -13,8 +13,6 @@ const char *system_call_name(SystemCall call) noexcept {
         return "stat";
     case SystemCall::statfs:
         return "fstatfs";
-    case SystemCall::fcntl:
-        return "fcntl";
     case SystemCall::mmap:
         return "mmap";
     case SystemCall::mincore:

@@ -12,7 +12,7 @@
 namespace pg_cachectl {
 
 // The system calls whose failures the shim words (cachectl_call).
-enum class SystemCall { open, stat, statfs, fcntl, mmap, mincore, cachestat, fadvise_willneed, sysconf_page_size };
+enum class SystemCall { open, stat, statfs, mmap, mincore, cachestat, fadvise_willneed, sysconf_page_size };
 
 const char *system_call_name(SystemCall call) noexcept;
 

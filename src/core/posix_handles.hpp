@@ -36,7 +36,8 @@ UniqueFd open_read_only(const std::string &path);
 // the process's effective user, else UnsafeFile (naming the file and what it
 // is).  A file the server does not own is refused because the kernel hides
 // its page-cache state from mincore and cachestat (CVE-2019-5489): mincore
-// would call it all cached.  The returned descriptor is blocking again.
+// would call it all cached.  The descriptor keeps O_NONBLOCK, which does
+// nothing on a regular file: no code may rely on it.
 // Every new code path that opens a relation file goes through this.
 UniqueFd open_relation_file(const std::string &path);
 
@@ -44,8 +45,9 @@ UniqueFd open_relation_file(const std::string &path);
 // a fork, and most relations have no free space map, visibility map or init
 // fork) returns an invalid UniqueFd instead of throwing.  Scans over many
 // relations use it: a thrown and caught exception per missing fork costs more
-// than the open that found it missing.
-UniqueFd open_relation_file_if_present(const std::string &path);
+// than the open that found it missing.  With status_out, what fstat(2) said
+// of the file opened (its size, say), so the caller need not ask again.
+UniqueFd open_relation_file_if_present(const std::string &path, struct stat *status_out = nullptr);
 
 // The same checks on what stat(2) or fstat(2) said about path.
 void check_relation_file(const std::string &path, const struct stat &file_status);

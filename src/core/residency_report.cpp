@@ -23,17 +23,25 @@ void ResidencyReport::clear() noexcept {
     position_ = ScanPosition{};
 }
 
-// Measures one unit of work of the segment open on fd: all of it with
-// cachestat, one window with mincore.  Returns whether the segment is done.
-bool ResidencyReport::measure_segment(int fd, const std::string &path) {
+Engine ResidencyReport::engine_for(int fd, const std::string &path) {
+    const std::string::size_type slash = path.rfind('/');
+    const std::string directory = slash == std::string::npos ? std::string() : path.substr(0, slash);
+    if (directory_engine_ && directory == engine_directory_)
+        return *directory_engine_;
+    directory_engine_ = choose_engine(choice_, fd);
+    engine_directory_ = directory;
+    return *directory_engine_;
+}
+
+// Measures one unit of work of the segment open on fd (size_bytes long when
+// opened): all of it with cachestat, one window with mincore.  Returns
+// whether the segment is done.
+bool ResidencyReport::measure_segment(int fd, const std::string &path, std::int64_t size_bytes) {
     if (!position_.partial) {
-        struct stat file_status {};
-        if (::fstat(fd, &file_status) != 0)
-            throw SystemError(errno, SystemCall::stat);
         SegmentResidency entry;
         entry.path = path;
-        entry.engine = choose_engine(choice_, fd);
-        entry.size_bytes = static_cast<std::int64_t>(file_status.st_size);
+        entry.engine = engine_for(fd, path);
+        entry.size_bytes = size_bytes;
         entry.os_pages = pages_spanned(entry.size_bytes, os_page_size());
         position_.partial = entry;
         position_.offset = 0;
@@ -70,7 +78,8 @@ bool ResidencyReport::step_fork(int fork_number, const std::string &base_path, s
     }
 
     const std::string path = segment_path(base_path, position_.segment);
-    UniqueFd fd = open_relation_file_if_present(path);
+    struct stat file_status {};
+    UniqueFd fd = open_relation_file_if_present(path, &file_status);
     if (!fd.valid()) {
         // A missing file ends the fork, as it ends it for md.c.
         position_ = ScanPosition{};
@@ -79,7 +88,7 @@ bool ResidencyReport::step_fork(int fork_number, const std::string &base_path, s
 
     bool segment_done = true;
     try {
-        segment_done = measure_segment(fd.get(), path);
+        segment_done = measure_segment(fd.get(), path, static_cast<std::int64_t>(file_status.st_size));
     } catch (const SystemError &error) {
         // The low-level calls do not know the file: name it for the user.
         throw error.on_file(path);

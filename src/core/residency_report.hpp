@@ -62,9 +62,16 @@ class ResidencyReport {
         std::optional<SegmentResidency> partial;
     };
 
-    bool measure_segment(int fd, const std::string &path);
+    bool measure_segment(int fd, const std::string &path, std::int64_t size_bytes);
+
+    // The engine for the file open on fd.  Files in one directory share its
+    // file system, hence choose_engine()'s answer (an fstatfs each): it is
+    // asked once per directory in a row, not once per file.
+    Engine engine_for(int fd, const std::string &path);
 
     EngineChoice choice_;
+    std::string engine_directory_;
+    std::optional<Engine> directory_engine_;
     std::int64_t window_bytes_;
     SegmentTable segments_;
     ScanPosition position_;

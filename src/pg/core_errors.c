@@ -63,11 +63,6 @@ raise_file_error(const cachectl_error *error)
 					(errcode_for_file_access(),
 					 errmsg("could not stat the file system of file \"%s\": %m", error->path)));
 			break;
-		case CACHECTL_CALL_FCNTL:
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not set the flags of file \"%s\": %m", error->path)));
-			break;
 		case CACHECTL_CALL_MMAP:
 			ereport(ERROR,
 					(errcode_for_file_access(),

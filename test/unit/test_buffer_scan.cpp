@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -114,6 +115,36 @@ TEST_CASE("thousands of relations are matched exactly", "[buffer_scan]") {
     for (std::uint32_t file = 40000; file <= 50001; ++file)
         matched += scan.match(RelationFileKey{1663, 5, file}, 0) >= 0 ? 1 : 0;
     CHECK(matched == 5000);
+}
+
+TEST_CASE("collected blocks are found by relation and fork when file order is not relation order",
+          "[buffer_scan]") {
+    // file numbers rise while relation ids fall (a rewritten table's new file,
+    // say): the slots are in file order, blocks_of() asks by relation
+    BufferScan scan;
+    scan.collect_blocks();
+    for (std::uint32_t i = 0; i < 3000; ++i)
+        scan.want(RelationFileKey{1663, 5, 70000 + i}, 30000 - i, main_and_fsm);
+    scan.seal();
+    for (std::uint32_t i = 0; i < 3000; ++i) {
+        const RelationFileKey key{1663, 5, 70000 + i};
+        // blocks counted out of order: blocks_of() gives them sorted
+        REQUIRE(scan.count_resident_block(scan.match(key, 0), i + 2, false, false, 1));
+        REQUIRE(scan.count_resident_block(scan.match(key, 0), i, false, false, 1));
+        if (i % 3 == 0)
+            REQUIRE(scan.count_resident_block(scan.match(key, 1), 1, false, false, 1));
+    }
+    const auto rows = scan.rows();
+    REQUIRE(rows.size() == 6000);
+    CHECK(rows.front().relation_id == 27001);
+    CHECK(rows.back().relation_id == 30000);
+    for (std::uint32_t i = 0; i < 3000; ++i) {
+        const std::uint32_t relation = 30000 - i;
+        CHECK(scan.blocks_of(relation, 0) == std::vector<std::uint32_t>{i, i + 2});
+        CHECK(scan.blocks_of(relation, 1) == (i % 3 == 0 ? std::vector<std::uint32_t>{1} : std::vector<std::uint32_t>{}));
+    }
+    CHECK(scan.blocks_of(30000, 2).empty()); // not wanted
+    CHECK(scan.blocks_of(12345, 0).empty()); // not a relation of the scan
 }
 
 TEST_CASE("wanting after sealing is refused", "[buffer_scan]") {
