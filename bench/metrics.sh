@@ -20,8 +20,12 @@
 #   - SELECT count(*) FROM cachectl.database_status     (one row per relation, for scale)
 #   - the floor's parts: the pg_class scan and the pass over the pool with
 #     the catalog (cachectl.shared_block_runs(NULL): the same list and pass,
-#     no OS look), and util-linux fincore over every file of the database
-#     from the shell (one open + mmap + mincore per file: the kernel's share)
+#     no OS look), util-linux fincore over every file of the database from
+#     the shell (one open + mmap + mincore per file), and the kernel's floor:
+#     bench/raw_file_walk.c doing only the calls the walk cannot do without
+#     (open, fstat, cachestat, close) over every file, median of 3 — on a
+#     machine where system calls are slow (a paravirtualized guest) this
+#     floor, not the code above it, decides the goal
 # Prints the premises, the medians, and PASS/MISS against the goals:
 # < 100 ms for 10,000 relations, < 1 s for 100,000.  A benchmark, not a
 # test: exits 0 unless something broke.
@@ -49,6 +53,9 @@ SHARED_BUFFERS=${SHARED_BUFFERS:-1280MB}
 declare -A GOAL_MS=([1000]=100 [10000]=100 [100000]=1000)
 
 bench_start metrics
+
+RAW_WALK=$WORK/raw_file_walk
+cc -O2 -o "$RAW_WALK" "$HERE/raw_file_walk.c" || die "cannot compile raw_file_walk.c"
 
 cluster_start "$WORK" "shared_buffers = $SHARED_BUFFERS" "max_wal_size = 8GB" \
     "wal_level = minimal" "max_wal_senders = 0" "cachectl.prewarm_max_share = 1" \
@@ -144,6 +151,11 @@ SQL
     t0=$(now_us)
     (cd "$dbdir" && find . -maxdepth 1 -type f -name '[1-9]*' -print0 | xargs -0 fincore -n -o RES >/dev/null)
     fincore_ms=$(calc "($(now_us) - $t0) / 1000")
+    raw_runs=()
+    for _ in 1 2 3; do
+        raw_runs+=("$("$RAW_WALK" "$dbdir" | awk '{ print $4 }')")
+    done
+    raw_ms=$(median_of "${raw_runs[@]}")
     SUMMARY_MS[$n]=$sum_ms
 
     say ""
@@ -154,15 +166,18 @@ SQL
     say "    SELECT count(*) FROM cachectl.database_status     median $(num "$status_ms" 1) ms (one row per relation, for scale)"
     say "    floor parts: pg_class scan $(num "$list_ms" 1) ms; catalog list + pool pass (shared_block_runs(NULL)) $(num "$pass_ms" 1) ms;"
     say "                 fincore over the $files files (shell, fork+exec included) $(num "$fincore_ms" 0) ms"
+    say "    kernel floor: open + fstat + cachestat + close per file (raw_file_walk.c) $(num "$raw_ms" 1) ms;"
+    say "                 database_summary = $(num "$sum_ms / $raw_ms" 2) x the floor"
     emit_sample database_summary "count(*) of the view" "$rels" "$sum_ms" ms
     emit_sample top_relations "count(*) of top_relations(10)" "$rels" "$top_ms" ms
     emit_sample database_status_for_scale "count(*) of database_status" "$rels" "$status_ms" ms
     emit_sample metrics_floor "catalog list + pool pass" "$rels" "$pass_ms" ms
     emit_sample metrics_floor "fincore over the files" "$rels" "$fincore_ms" ms
+    emit_sample metrics_floor "open+fstat+cachestat+close per file" "$rels" "$raw_ms" ms
     goal=${GOAL_MS[$n]:-1000}
     verdict=MISS
     [ "$(calc "($sum_ms < $goal) ? 1 : 0")" = 1 ] && verdict=PASS
-    say "    goal: < $goal ms: $verdict"
+    say "    goal: < $goal ms: $verdict (the kernel floor alone: $(num "$raw_ms" 0) ms)"
     emit_goal "database_summary, $n relations, < $goal ms" "$sum_ms" "$goal" "$(calc "$goal / $sum_ms")" "$verdict"
 done
 say ""

@@ -15,32 +15,31 @@ void BufferScan::want(const RelationFileKey &key, std::uint32_t relation_id,
 }
 
 void BufferScan::seal() {
-    // Sort once and build the flat map in one go: inserting one by one would
-    // cost O(n^2) moves for a set of thousands of relations.
+    // Sort once and build the key and relation arrays in one go: inserting
+    // one by one would cost O(n^2) moves for a set of thousands of relations.
     std::stable_sort(pending_.begin(), pending_.end(),
                      [](const auto &left, const auto &right) { return left.key < right.key; });
-    RelationTable::sequence_type unique;
-    unique.reserve(pending_.size());
+    keys_.reserve(pending_.size());
+    wanted_.reserve(pending_.size());
     for (const PendingRelation &entry : pending_) {
-        if (!unique.empty() && unique.back().first == entry.key) {
+        if (!keys_.empty() && keys_.back() == entry.key) {
             // the same file wanted twice: its largest size of each fork
             for (int fork = 0; fork < fork_count; ++fork)
-                unique.back().second.forks[fork].blocks =
-                    std::max(unique.back().second.forks[fork].blocks, entry.blocks[fork]);
+                wanted_.back().forks[fork].blocks = std::max(wanted_.back().forks[fork].blocks, entry.blocks[fork]);
             continue;
         }
         WantedRelation wanted;
         wanted.relation_id = entry.relation_id;
         for (int fork = 0; fork < fork_count; ++fork)
             wanted.forks[fork].blocks = entry.blocks[fork];
-        unique.emplace_back(entry.key, wanted);
+        keys_.push_back(entry.key);
+        wanted_.push_back(wanted);
     }
-    relations_.adopt_sequence(boost::container::ordered_unique_range, std::move(unique));
     pending_.clear();
     pending_.shrink_to_fit();
     sealed_ = true;
     if (collect_blocks_)
-        blocks_.resize(relations_.size() * fork_count);
+        blocks_.resize(keys_.size() * fork_count);
 }
 
 void BufferScan::collect_blocks() {
@@ -74,16 +73,26 @@ const std::vector<std::uint32_t> &BufferScan::blocks_of(std::uint32_t relation_i
 int BufferScan::match(const RelationFileKey &key, int fork) const noexcept {
     if (fork < 0 || fork >= fork_count)
         return -1;
-    auto found = relations_.find(key);
-    if (found == relations_.end() || found->second.forks[fork].blocks < 0)
+    std::size_t index;
+    if (has_last_match_ && keys_[last_match_] == key) {
+        index = last_match_;
+    } else {
+        auto found = std::lower_bound(keys_.begin(), keys_.end(), key);
+        if (found == keys_.end() || *found != key)
+            return -1;
+        index = static_cast<std::size_t>(found - keys_.begin());
+        last_match_ = index;
+        has_last_match_ = true;
+    }
+    if (wanted_[index].forks[fork].blocks < 0)
         return -1;
-    return static_cast<int>(relations_.index_of(found)) * fork_count + fork;
+    return static_cast<int>(index) * fork_count + fork;
 }
 
 void BufferScan::count_resident(int slot, bool dirty, bool pinned, int usage_count) noexcept {
     if (slot < 0)
         return;
-    ForkTally &tally = relations_.nth(slot / fork_count)->second.forks[slot % fork_count];
+    ForkTally &tally = wanted_[static_cast<std::size_t>(slot / fork_count)].forks[slot % fork_count];
     tally.buffers++;
     tally.dirty += dirty ? 1 : 0;
     tally.pinned += pinned ? 1 : 0;
@@ -93,7 +102,7 @@ void BufferScan::count_resident(int slot, bool dirty, bool pinned, int usage_cou
 void BufferScan::count_eviction(int slot, EvictionOutcome outcome) noexcept {
     if (slot < 0)
         return;
-    ForkTally &tally = relations_.nth(slot / fork_count)->second.forks[slot % fork_count];
+    ForkTally &tally = wanted_[static_cast<std::size_t>(slot / fork_count)].forks[slot % fork_count];
     switch (outcome) {
     case EvictionOutcome::flushed_and_evicted:
         tally.flushed++;
@@ -109,15 +118,15 @@ void BufferScan::count_eviction(int slot, EvictionOutcome outcome) noexcept {
 
 std::vector<BufferScan::Row> BufferScan::rows() const {
     std::vector<Row> rows;
-    rows.reserve(relations_.size() * fork_count);
+    rows.reserve(keys_.size() * fork_count);
     // The slots by (relation, fork): the table is in file order, not
     // relation order, so the index is sorted once and built in one go
     // (inserting 400,000 keys one by one into a flat map moves O(n^2)).
     std::vector<std::pair<std::pair<std::uint32_t, int>, std::size_t>> slots;
     if (collect_blocks_)
-        slots.reserve(relations_.size() * fork_count);
+        slots.reserve(keys_.size() * fork_count);
     std::size_t index = 0;
-    for (const auto &[key, relation] : relations_) {
+    for (const WantedRelation &relation : wanted_) {
         for (int fork = 0; fork < fork_count; ++fork) {
             const std::size_t slot = index * fork_count + static_cast<std::size_t>(fork);
             if (relation.forks[fork].blocks >= 0)

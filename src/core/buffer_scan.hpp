@@ -75,14 +75,13 @@ class BufferScan {
     };
     std::vector<Row> rows() const;
 
-    std::size_t relation_count() const { return relations_.size(); }
+    std::size_t relation_count() const { return keys_.size(); }
 
   private:
     struct WantedRelation {
         std::uint32_t relation_id = 0;
         std::array<ForkTally, fork_count> forks;
     };
-    using RelationTable = boost::container::flat_map<RelationFileKey, WantedRelation>;
     // What want() was told, kept small until seal() sorts it (a relation's
     // tallies are ten times its size).
     struct PendingRelation {
@@ -92,7 +91,15 @@ class BufferScan {
     };
 
     std::vector<PendingRelation> pending_;
-    RelationTable relations_;
+    // Sorted file keys and, at the same index, their relation: the keys
+    // apart, so that the binary search per buffer walks 12-byte entries
+    // (1.2 MB for 100,000 relations) rather than the tallies' 27 MB.
+    std::vector<RelationFileKey> keys_;
+    std::vector<WantedRelation> wanted_;
+    // The last key match() found: a relation's buffers often come one after
+    // another in the pool, and each buffer is matched twice.
+    mutable std::size_t last_match_ = 0;
+    mutable bool has_last_match_ = false;
     bool sealed_ = false;
     bool collect_blocks_ = false;
     bool blocks_complete_ = true;
