@@ -98,7 +98,9 @@ mount_system() {
 
 # ---- the chroot ----
 
-script_hash() { sha256sum "$0" "$here/host_apt.sh" | sha256sum | cut -c1-16; }
+# the scripts' contents only: sha256sum would also hash their paths, and a chroot
+# made from one checkout would be made anew for every other
+script_hash() { cat "$0" "$here/host_apt.sh" | sha256sum | cut -c1-16; }
 
 in_chroot() {
     chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
