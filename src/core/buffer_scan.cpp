@@ -4,6 +4,7 @@
 #include "core_errors.hpp"
 
 #include <algorithm>
+#include <numeric>
 
 namespace pg_cachectl {
 
@@ -117,41 +118,37 @@ void BufferScan::count_eviction(int slot, EvictionOutcome outcome) noexcept {
 }
 
 std::vector<BufferScan::Row> BufferScan::rows() const {
+    // The relations are kept in file order; rows and the block index are
+    // wanted in relation order: one sort of the positions gives both.
+    std::vector<std::size_t> by_relation(wanted_.size());
+    std::iota(by_relation.begin(), by_relation.end(), std::size_t{0});
+    std::stable_sort(by_relation.begin(), by_relation.end(), [this](std::size_t left, std::size_t right) {
+        return wanted_[left].relation_id < wanted_[right].relation_id;
+    });
+
     std::vector<Row> rows;
-    rows.reserve(keys_.size() * fork_count);
-    // The slots by (relation, fork): the table is in file order, not
-    // relation order, so the index is sorted once and built in one go
-    // (inserting 400,000 keys one by one into a flat map moves O(n^2)).
+    rows.reserve(wanted_.size() * fork_count);
     std::vector<std::pair<std::pair<std::uint32_t, int>, std::size_t>> slots;
     if (collect_blocks_)
-        slots.reserve(keys_.size() * fork_count);
-    std::size_t index = 0;
-    for (const WantedRelation &relation : wanted_) {
+        slots.reserve(wanted_.size() * fork_count);
+    for (std::size_t index : by_relation) {
+        const WantedRelation &relation = wanted_[index];
         for (int fork = 0; fork < fork_count; ++fork) {
             const std::size_t slot = index * fork_count + static_cast<std::size_t>(fork);
             if (relation.forks[fork].blocks >= 0)
                 rows.push_back(Row{relation.relation_id, fork, relation.forks[fork]});
-            if (collect_blocks_ && slot < blocks_.size()) {
-                std::sort(blocks_[slot].begin(), blocks_[slot].end());
-                slots.emplace_back(std::make_pair(relation.relation_id, fork), slot);
-            }
+            if (!collect_blocks_ || slot >= blocks_.size())
+                continue;
+            std::sort(blocks_[slot].begin(), blocks_[slot].end());
+            const auto key = std::make_pair(relation.relation_id, fork);
+            // a relation id under two files: the last in file order, as before
+            if (!slots.empty() && slots.back().first == key)
+                slots.back().second = slot;
+            else
+                slots.emplace_back(key, slot);
         }
-        ++index;
     }
-    std::sort(rows.begin(), rows.end(), [](const Row &left, const Row &right) {
-        return left.relation_id != right.relation_id ? left.relation_id < right.relation_id : left.fork < right.fork;
-    });
-    // one slot per (relation, fork): the last one in file order, as before
-    std::stable_sort(slots.begin(), slots.end(),
-                     [](const auto &left, const auto &right) { return left.first < right.first; });
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < slots.size(); ++i) {
-        if (kept > 0 && slots[kept - 1].first == slots[i].first)
-            slots[kept - 1] = slots[i];
-        else
-            slots[kept++] = slots[i];
-    }
-    slots.resize(kept);
+    // built sorted in one go: 400,000 inserts one by one into a flat map move O(n^2)
     slot_of_row_ = decltype(slot_of_row_)(boost::container::ordered_unique_range, slots.begin(), slots.end());
     return rows;
 }
