@@ -1,7 +1,9 @@
 # pg_cachectl — PGXS build of the C shim (src/pg) and the C++ core (src/core).
 #
-#   make demo       install dependencies, build, start a throwaway cluster, walk through
-#   make test       install dependencies, build, install, unit + regression + scenario tests
+#   make demo       install what the demo needs, build, start a throwaway cluster, walk through
+#   make test       install what the tests need, build, install, unit + regression + scenario
+#                   tests on the host's PostgreSQL (long tests shortened; about 8 minutes)
+#   make test-all   the same on PostgreSQL 15, 17, 18 and 19 (what CI runs)
 #   make unittest   the core's Catch2 tests, no server needed
 #   make bench      install, run every benchmark, write bench/results/REPORT.md and plots
 #                   (QUICK=1: small sizes, one run each, under five minutes)
@@ -106,7 +108,7 @@ PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
 SHLIB_LINK = -lstdc++ -Wl,--version-script=$(srcdir)/src/pg/exports.map
 
 # Before PGXS is included: its clean rule is defined only if this is set.
-EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
+EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(UNIT_TEST_OBJS) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -130,7 +132,7 @@ include $(PGXS)
 # the objects before anything is made.  Goals that build nothing skip it.
 BUILT_FOR_FILE = .built-for
 BUILT_FOR := $(abspath $(shell command -v $(PG_CONFIG))) $(VERSION) $(bindir)
-ifneq ($(filter-out clean distclean print-regress-tests demo pgxn-zip,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
+ifneq ($(filter-out clean distclean print-regress-tests demo test test-all pgxn-zip,$(MAKECMDGOALS))$(if $(MAKECMDGOALS),,all),)
 ifneq ($(BUILT_FOR),$(shell cat $(BUILT_FOR_FILE) 2>/dev/null))
 $(shell rm -f $(OBJS) $(shlib) $(UNIT_TEST_BINARY) && echo '$(BUILT_FOR)' > $(BUILT_FOR_FILE))
 endif
@@ -156,10 +158,18 @@ src/core/%.o: src/core/%.cpp
 UNIT_TEST_SOURCES = $(wildcard test/unit/*.cpp)
 UNIT_TEST_BINARY = test/unit/unit_tests
 
-$(UNIT_TEST_BINARY): $(UNIT_TEST_SOURCES) $(wildcard test/unit/*.hpp) $(CORE_OBJS)
-	$(CXX) $(CXXFLAGS) $(CORE_INCLUDES) -o $@ $(UNIT_TEST_SOURCES) $(CORE_OBJS)
+UNIT_TEST_HEADERS = $(wildcard test/unit/*.hpp) $(CORE_HEADERS)
+# One object per test file, so that make -j compiles them side by side and a
+# change recompiles one file (Catch2's header is slow to compile).
+UNIT_TEST_OBJS = $(UNIT_TEST_SOURCES:.cpp=.o)
 
-.PHONY: unittest unittest-sanitized demo test bench
+test/unit/%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS)
+	$(CXX) $(CXXFLAGS) $(CORE_INCLUDES) -c -o $@ $<
+
+$(UNIT_TEST_BINARY): $(UNIT_TEST_OBJS) $(CORE_OBJS)
+	$(CXX) $(CXXFLAGS) -o $@ $(UNIT_TEST_OBJS) $(CORE_OBJS)
+
+.PHONY: unittest unittest-sanitized demo test test-all bench
 unittest: $(UNIT_TEST_BINARY)
 	cd test/unit && ./unit_tests
 
@@ -173,8 +183,14 @@ $(SANITIZED_DIR)/%.o: src/core/%.cpp $(CORE_HEADERS)
 	@mkdir -p $(SANITIZED_DIR)
 	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
 
-$(SANITIZED_DIR)/unit_tests: $(UNIT_TEST_SOURCES) $(wildcard test/unit/*.hpp) $(SANITIZED_CORE_OBJS)
-	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -o $@ $(UNIT_TEST_SOURCES) $(SANITIZED_CORE_OBJS)
+SANITIZED_UNIT_TEST_OBJS = $(patsubst test/unit/%.cpp,$(SANITIZED_DIR)/test_%.o,$(UNIT_TEST_SOURCES))
+
+$(SANITIZED_DIR)/test_%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS)
+	@mkdir -p $(SANITIZED_DIR)
+	$(CXX) $(SANITIZE_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
+
+$(SANITIZED_DIR)/unit_tests: $(SANITIZED_UNIT_TEST_OBJS) $(SANITIZED_CORE_OBJS)
+	$(CXX) $(SANITIZE_FLAGS) -o $@ $(SANITIZED_UNIT_TEST_OBJS) $(SANITIZED_CORE_OBJS)
 
 unittest-sanitized: $(SANITIZED_DIR)/unit_tests
 	cd test/unit && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 ./sanitized/unit_tests
@@ -191,8 +207,12 @@ pgxn-zip:
 test:
 	bash test/run_all.sh
 
+# The four majors, the long tests at full length on the first (CI).
+test-all:
+	VERSIONS="$${VERSIONS:-15 17 18 19}" CACHECTL_LONG_TESTS=full bash test/run_all.sh
+
 bench:
-	bash scripts/install_deps.sh
+	bash scripts/install_deps.sh bench
 	$(MAKE) install
 	QUICK=$(QUICK) PG_CONFIG=$(PG_CONFIG) bash bench/run_all.sh
 

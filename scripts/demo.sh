@@ -7,7 +7,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 source scripts/cluster.sh
 
-bash scripts/install_deps.sh
+bash scripts/install_deps.sh demo
 make -s
 make -s install >/dev/null
 

@@ -1,29 +1,40 @@
 #!/usr/bin/env bash
-# install_deps.sh — install the Debian packages pg_cachectl builds and tests
-# with, when any is missing.  Run as root (make demo / make test do).
+# install_deps.sh PURPOSE — install the Debian packages that PURPOSE needs and
+# that are missing, saying which before it does; nothing else.  Run as root
+# (make demo / make test do).  PURPOSE is one of
+#   build     compile the extension (make, make install)
+#   demo      build + a PostgreSQL 15 server to run the walkthrough on
+#   test      demo + what the unit, regression and scenario tests use
+#   test-all  test + what makes the other majors (chroots, a source build)
+#   bench     demo + the anchors and the plots of make bench
+#   lintian   lintian alone (test/t/040 asks for it when it runs)
+#
+# An installed PostgreSQL server is never reinstalled nor upgraded: apt is
+# asked for the missing packages only, and the headers of a newer minor
+# release build a module that the installed server of the same major loads
+# (PostgreSQL keeps its ABI within a major).
 set -euo pipefail
 
-PACKAGES=(
+purpose=${1:-test}
+
+BUILD=(
     build-essential             # gcc, g++, make
-    postgresql-15               # server binaries (upgraded with the headers)
-    postgresql-contrib          # pg_buffercache, pg_prewarm, amcheck for tests and demo
     postgresql-server-dev-15    # PGXS and server headers
     libboost-container-dev      # flat maps of the C++ core
+)
+DEMO=(
+    "${BUILD[@]}"
+    postgresql-15               # the server (pg_prewarm and pg_buffercache come with it)
+)
+TEST=(
+    "${DEMO[@]}"
     catch2                      # unit tests of the core
     libipc-run-perl             # PostgreSQL::Test::Cluster (TAP)
     util-linux                  # fincore, to check our counts against
-    postgresql-15-pgfincore     # an anchor, for bench/
     postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
     postgresql-15-pgtap         # pgTAP 1.2.0, for the pgTAP example of the README (test/t/060)
     libtap-parser-sourcehandler-pgtap-perl  # pg_prove, which runs that example
-    vmtouch                     # an anchor, for bench/
     sqlsmith                    # random queries over the catalog, for test/t/051
-    gnuplot-nox                 # the plots of make bench
-    debootstrap                 # chroots of newer suites for 17 and 19 (scripts/chroot_pg.sh)
-    bison                       # these four build the other PostgreSQL versions
-    flex                        #   the tests run on (scripts/build_pg_from_source.sh)
-    zlib1g-dev
-    bzip2                       #   unpacks the source package's tarball
     debhelper                   # the Debian package (debian/, test/t/040)
     postgresql-server-dev-all   # pg_buildext, for the Debian package
     dpkg-dev                    # dpkg-buildpackage
@@ -31,42 +42,63 @@ PACKAGES=(
     prometheus-postgres-exporter  # postgres_exporter 0.11.1, reads monitoring/postgres_exporter/ (test/t/070)
     libyaml-libyaml-perl        # YAML::XS: test/t/071 reads the monitoring/ configurations
 )
-# The server and its headers are installed together, so they stay one release.
-TOGETHER=(postgresql-15 postgresql-server-dev-15)
+TEST_ALL=(
+    "${TEST[@]}"
+    debootstrap                 # chroots of newer suites for 17 and 19 (scripts/chroot_pg.sh)
+    bison                       # these four build the other PostgreSQL versions
+    flex                        #   the tests run on (scripts/build_pg_from_source.sh)
+    zlib1g-dev
+    bzip2                       #   unpacks the source package's tarball
+)
+BENCH=(
+    "${DEMO[@]}"
+    postgresql-15-pgfincore     # an anchor
+    vmtouch                     # an anchor
+    util-linux                  # fincore, an anchor
+    gnuplot-nox                 # the plots
+)
 
-# lintian brings ~120 packages (about a minute of apt): only the package test
-# (test/t/040_debian_package.pl) needs it, and asks for it with
-# `install_deps.sh lintian`, which installs nothing else.
-if [ "${1:-}" = lintian ]; then
-    PACKAGES=(lintian)
-    TOGETHER=()
-fi
+case "$purpose" in
+    build) packages=("${BUILD[@]}") ;;
+    demo) packages=("${DEMO[@]}") ;;
+    test) packages=("${TEST[@]}") ;;
+    test-all) packages=("${TEST_ALL[@]}") ;;
+    bench) packages=("${BENCH[@]}") ;;
+    # lintian brings ~120 packages (about a minute of apt): only test/t/040 needs it
+    lintian) packages=(lintian) ;;
+    *)
+        echo "install_deps: unknown purpose '$purpose' (build, demo, test, test-all, bench, lintian)" >&2
+        exit 2
+        ;;
+esac
+
+installed() {
+    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+}
 
 missing=()
-for package in "${PACKAGES[@]}"; do
-    status=$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null || true)
-    [ "$status" = "install ok installed" ] || missing+=("$package")
+for package in "${packages[@]}"; do
+    installed "$package" && continue
+    # any PostgreSQL 15 server already here (another build of it, say) is kept
+    if [ "$package" = postgresql-15 ] && command -v /usr/lib/postgresql/15/bin/postgres >/dev/null; then
+        continue
+    fi
+    [[ " ${missing[*]} " == *" $package "* ]] || missing+=("$package")
 done
 
-# The server must match the headers we compile against (same minor release).
-server_version=$(dpkg-query -W -f='${Version}' postgresql-15 2>/dev/null || true)
-headers_version=$(dpkg-query -W -f='${Version}' postgresql-server-dev-15 2>/dev/null || true)
-if [ ${#TOGETHER[@]} -gt 0 ] && [ -n "$server_version" ] && [ -n "$headers_version" ] && [ "$server_version" != "$headers_version" ]; then
-    missing+=(postgresql-15 postgresql-server-dev-15)
-fi
-
 if [ ${#missing[@]} -eq 0 ]; then
-    echo "install_deps: every package is present"
+    echo "install_deps ($purpose): every package is present"
     exit 0
 fi
 
 if [ "$(id -u)" != 0 ]; then
-    echo "install_deps: missing packages (${missing[*]}); run as root to install them" >&2
+    echo "install_deps ($purpose): missing ${missing[*]}; run as root to install them" >&2
     exit 1
 fi
 
-echo "install_deps: installing ${missing[*]}"
+echo "install_deps ($purpose): installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" "${TOGETHER[@]}" >/dev/null
-echo "install_deps: done"
+# --no-upgrade: a package that is present (the server, above all) stays as it is
+apt-get install -y -qq --no-install-recommends --no-upgrade "${missing[@]}" >/dev/null
+echo "install_deps ($purpose): done"

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# run_all.sh — `make test`: dependencies, the unit suite once, then for each
-# PostgreSQL version: build and install the extension, the regression and
-# scenario suites.  Every suite runs even if one fails; the last line sums
-# all suites of all versions as "N passed, N failed".
+# run_all.sh — `make test` and `make test-all`: dependencies, the unit suite
+# once, then for each PostgreSQL version: build and install the extension,
+# the regression and scenario suites.  Every suite runs even if one fails;
+# the last line sums all suites of all versions as "N passed, N failed".
 #
-# Which versions (VERSIONS, default "15 17 18 19"; `make test VERSIONS=15`):
+# Which versions (VERSIONS; `make test` the host's major, `make test-all`
+# "15 17 18 19"):
 # - the host's own major (Debian 12's PostgreSQL 15 packages, the default
 #   pg_config);
 # - each major in CACHECTL_SOURCE_VERSIONS (default "18") built from
@@ -14,23 +15,29 @@
 #   of the suite that carries it (scripts/chroot_pg.sh: 17 from trixie, 19
 #   from sid or experimental, whichever is newer), built there with that
 #   suite's compiler.
-# The servers of the later versions are made ready in the background (at a
-# low priority) while the first version's suites run.
 # PG_CONFIG set (`make test PG_CONFIG=/path/pg_config`): that installation
 # only, unless VERSIONS is given too.
+#
+# How the time is spent: the later versions' servers are made ready in the
+# background (at a low priority) from the start; each version's suites run
+# as soon as its server is ready, CACHECTL_VERSION_JOBS versions at a time
+# (default 2), each version's scenario files CACHECTL_TAP_JOBS at a time
+# (test/run_tap.sh).  A version's output is printed whole when it ends.
+#
+# The long tests (fuzzing, sqlsmith, soak) run their full time on the first
+# version of `make test-all` (CACHECTL_LONG_TESTS=full) and at most
+# EXTRA_VERSION_LONG_TEST_SECONDS everywhere else, `make test` included.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-bash scripts/install_deps.sh || exit 1
-
-host_major=$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
+host_major=$( (pg_config --version 2>/dev/null || echo "PostgreSQL 15") | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 if [ -n "${PG_CONFIG:-}" ]; then
     primary_pg_config=$PG_CONFIG
     versions=${VERSIONS:-}
 else
     primary_pg_config=
-    versions=${VERSIONS:-15 17 18 19}
+    versions=${VERSIONS:-$host_major}
 fi
 source_versions=" ${CACHECTL_SOURCE_VERSIONS:-18} "
 
@@ -45,104 +52,66 @@ provider_of() {
     fi
 }
 
-total_passed=0
-total_failed=0
-suite_status=0
-summary=()
+purpose=test
+for major in $versions; do
+    [ "$(provider_of "$major")" = host ] || purpose=test-all
+done
+bash scripts/install_deps.sh "$purpose" || exit 1
+host_major=$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
-# Adds the "SUITE: N passed, N failed" line a runner printed last to the
-# totals, and to the summary under LABEL.
-count_suite() {
-    local label=$1 log=$2 line
-    line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
-    if [ -z "$line" ]; then
-        summary+=("$label: the runner died before counting (1 failure)")
-        total_failed=$((total_failed + 1))
-        return
-    fi
-    summary+=("$label ${line}")
-    total_passed=$((total_passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
-    total_failed=$((total_failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
-    # the names of failed assertions, so the summary says what to look at
-    local failure
-    while IFS= read -r failure; do
-        summary+=("  $label ${failure}")
-    done < <(grep -E '^FAILED: ' "$log" | head -n 20)
-}
-
-# run_suite LABEL LOGNAME COMMAND... — runs a runner, shows and counts it.
-run_suite() {
-    local label=$1 log=$logs/$2.log
-    shift 2
-    "$@" 2>&1 | tee "$log"
-    [ "${PIPESTATUS[0]}" = 0 ] || suite_status=1
-    count_suite "$label" "$log"
-}
-
-# The long tests (fuzzing, sqlsmith, soak) run their full time on the
-# default server and at most this long on the other versions (the caller's
-# value if shorter), so the whole CI of four versions stays inside 60
-# minutes (README, Versions under test).
 EXTRA_VERSION_LONG_TEST_SECONDS=20
+# at_most_extra_seconds VAR — the caller's value of VAR if it is shorter
 at_most_extra_seconds() {
     local value=${!1:-$EXTRA_VERSION_LONG_TEST_SECONDS}
     [[ "$value" =~ ^[0-9]+$ ]] && [ "$value" -le "$EXTRA_VERSION_LONG_TEST_SECONDS" ] ||
         value=$EXTRA_VERSION_LONG_TEST_SECONDS
     echo "$value"
 }
-
-# run_version LABEL PG_CONFIG TREE [VAR=VALUE...] — build and install the
-# extension from TREE against that server, then its regression and scenario
-# suites (with the VAR=VALUE settings in their environment).  Commands run
-# through "${in_place[@]}": nothing on the host, the chroot runner for a
-# chroot (where TREE is mounted at /pg_cachectl).
-run_version() {
-    local label=$1 pg_config=$2 tree=$3 version started=$SECONDS
-    shift 3
-    if ! version=$("${in_place[@]}" "$pg_config" --version | awk '{ print $2 }') || [ -z "$version" ]; then
-        summary+=("$label: cannot run $pg_config (1 failure)")
-        total_failed=$((total_failed + 1))
-        return
-    fi
-    label="PostgreSQL $version ($label)"
-    echo "==== $label: build and install"
-    if ! "${in_place[@]}" make -s -C "$tree" PG_CONFIG="$pg_config" ||
-        ! "${in_place[@]}" make -s -C "$tree" PG_CONFIG="$pg_config" install >/dev/null; then
-        summary+=("$label: the extension did not build or install (1 failure)")
-        total_failed=$((total_failed + 1))
-        return
-    fi
-    echo "==== $label: regression tests (pg_regress)"
-    run_suite "$label" "regress-$version" \
-        "${in_place[@]}" env PG_CONFIG="$pg_config" "$@" bash "$tree/test/run_regress.sh"
-    echo "==== $label: scenario tests (TAP)"
-    run_suite "$label" "tap-$version" \
-        "${in_place[@]}" env PG_CONFIG="$pg_config" "$@" bash "$tree/test/run_tap.sh"
-    echo "==== $label: done in $((SECONDS - started)) s"
-    timings+=("$label: $((SECONDS - started)) s")
-}
+reduced_long_tests=(
+    CACHECTL_FUZZ_SECONDS="$(at_most_extra_seconds CACHECTL_FUZZ_SECONDS)"
+    CACHECTL_SQLSMITH_SECONDS="$(at_most_extra_seconds CACHECTL_SQLSMITH_SECONDS)"
+    CACHECTL_SOAK_SECONDS="$(at_most_extra_seconds CACHECTL_SOAK_SECONDS)"
+)
 
 logs=$(mktemp -d /tmp/cachectl-test-logs.XXXXXX)
-background_pid=
+chmod 755 "$logs"
+background_pids=()
 stop_background() {
-    [ -n "$background_pid" ] && kill -- -"$background_pid" 2>/dev/null
+    local pid
+    for pid in "${background_pids[@]}"; do kill -- -"$pid" 2>/dev/null; done
     rm -rf "$logs"
 }
 trap stop_background EXIT
-timings=()
+trap 'exit 130' INT TERM
 
-# The later versions' servers, made ready one after the other in the
-# background while the first version's suites run: each leaves its pg_config
-# (a path on the host, or inside its chroot) in $logs/server-MAJOR and its
-# progress in $logs/server-MAJOR.log.
-later_versions=()
+# ---- the plan, said before anything runs ----
+version_list=()
 for major in $versions; do
     if [ -z "$primary_pg_config" ] && [ "$(provider_of "$major")" = host ]; then
         primary_pg_config=pg_config
         continue
     fi
-    later_versions+=("$major")
+    version_list+=("$major")
 done
+[ -n "$primary_pg_config" ] && version_list=(primary "${version_list[@]}")
+tap_files=$(ls test/t/*.pl | wc -l)
+regress_suites=$(make -s --no-print-directory print-regress-tests | wc -w)
+long_mode=${CACHECTL_LONG_TESTS:-reduced}
+echo "==== plan: unit (Catch2, plain and sanitized), then on each of: ${versions:-$PG_CONFIG}"
+echo "     pg_regress $regress_suites suites and $tap_files scenario files (${CACHECTL_TAP_JOBS:-4} at a time);"
+echo "     long tests (fuzz, sqlsmith, soak) $([ "$long_mode" = full ] && echo "at full length on the first version, ")${EXTRA_VERSION_LONG_TEST_SECONDS} s elsewhere."
+# Measured on a 2-core machine (docs/TESTING.md, "What a run costs").
+if [ ${#version_list[@]} -le 1 ]; then
+    echo "     Expect about 8 minutes."
+else
+    echo "     Expect about 30 minutes with the other servers cached, 40 when they are made from nothing."
+fi
+
+# ---- the later versions' servers, made ready in the background ----
+# Each leaves its pg_config (a path on the host, or inside its chroot) in
+# $logs/server-MAJOR and its progress in $logs/server-MAJOR.log.  The source
+# build and the chroots use different resources (CPU, the network), so they
+# are made side by side, each kind one after the other.
 prepare_server() {
     local major=$1 out=$logs/server-$1
     case "$(provider_of "$major")" in
@@ -152,50 +121,109 @@ prepare_server() {
     esac >"$out.path" 2>"$out.log" && tail -n 1 "$out.path" >"$out"
     touch "$out.done"
 }
-if [ ${#later_versions[@]} -gt 0 ]; then
+start_preparing() {
+    local kind=$1 major todo=()
+    for major in "${version_list[@]}"; do
+        [ "$major" != primary ] && [ "$(provider_of "$major")" = "$kind" ] && todo+=("$major")
+    done
+    [ ${#todo[@]} -gt 0 ] || return 0
     set -m # its own process group, so that an interrupted run stops it
     (
         renice -n 10 "$BASHPID" >/dev/null
-        for major in "${later_versions[@]}"; do prepare_server "$major"; done
+        for major in "${todo[@]}"; do prepare_server "$major"; done
     ) &
-    background_pid=$!
+    background_pids+=($!)
     set +m
-fi
+}
+start_preparing source
+start_preparing chroot
+start_preparing host
 
-in_place=()
-echo "==== unit tests (Catch2)"
-run_suite "" unit env PG_CONFIG="${primary_pg_config:-pg_config}" bash test/run_unit.sh
+# ---- one version's suites ----
+# run_suite DIR LOGNAME COMMAND... — a runner, its output in DIR/LOGNAME.log
+# (shown as it goes into DIR/output); its last "SUITE: N passed, N failed"
+# line in DIR/counts; a failure of the runner in DIR/status.
+run_suite() {
+    local dir=$1 log=$1/$2.log
+    shift 2
+    "$@" >"$log" 2>&1
+    [ $? = 0 ] || echo 1 >"$dir/status"
+    cat "$log" >>"$dir/output"
+    local line
+    line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
+    echo "${line:-died}" >>"$dir/counts"
+    grep -E '^FAILED: ' "$log" | head -n 20 >>"$dir/failures"
+    grep -E '^tap-time: ' "$log" >>"$dir/tap-times" || true
+}
 
-if [ -n "$primary_pg_config" ]; then
-    primary_label="Debian $(. /etc/os-release && echo "$VERSION_ID") packages"
-    [ -n "${PG_CONFIG:-}" ] && primary_label=$PG_CONFIG
-    run_version "$primary_label" "$primary_pg_config" "$top"
-fi
-
-for major in "${later_versions[@]}"; do
-    provider=$(provider_of "$major")
-    echo "==== PostgreSQL $major: waiting for its server ($provider)"
-    waited=$SECONDS
-    while [ ! -f "$logs/server-$major.done" ]; do sleep 2; done
-    cat "$logs/server-$major.log"
-    if [ ! -s "$logs/server-$major" ]; then
-        summary+=("PostgreSQL $major: its server could not be made ready ($provider; 1 failure)")
-        total_failed=$((total_failed + 1))
-        continue
+# run_version KEY LABEL PG_CONFIG TREE [VAR=VALUE...] — build and install the
+# extension from TREE against that server, then its regression and scenario
+# suites (with the VAR=VALUE settings in their environment), all into
+# $logs/version-KEY/.  Commands run through "${in_place[@]}": nothing on the
+# host, the chroot runner for a chroot (where TREE is mounted at /pg_cachectl).
+run_version() {
+    local key=$1 label=$2 pg_config=$3 tree=$4 version started=$SECONDS
+    local dir=$logs/version-$key
+    shift 4
+    mkdir -p "$dir"
+    : >"$dir/counts"
+    : >"$dir/failures"
+    : >"$dir/tap-times"
+    if ! version=$("${in_place[@]}" "$pg_config" --version | awk '{ print $2 }') || [ -z "$version" ]; then
+        echo "$label: cannot run $pg_config" >"$dir/broken"
+        return
     fi
-    echo "==== PostgreSQL $major: server ready (waited $((SECONDS - waited)) s)"
-    pg_config_path=$(cat "$logs/server-$major")
-    # A copy of the tree, so this checkout stays built for the default server.
-    copy=$logs/tree-$major
+    label="PostgreSQL $version ($label)"
+    echo "$label" >"$dir/label"
+    {
+        echo "==== $label: build and install"
+        if ! "${in_place[@]}" make -s -j"$(nproc)" -C "$tree" PG_CONFIG="$pg_config" 2>&1 ||
+            ! "${in_place[@]}" make -s -C "$tree" PG_CONFIG="$pg_config" install 2>&1 >/dev/null; then
+            echo "$label: the extension did not build or install" >"$dir/broken"
+            return
+        fi
+    } >>"$dir/output"
+    echo "==== $label: regression tests (pg_regress)" >>"$dir/output"
+    run_suite "$dir" regress "${in_place[@]}" env PG_CONFIG="$pg_config" "$@" bash "$tree/test/run_regress.sh"
+    echo "==== $label: scenario tests (TAP)" >>"$dir/output"
+    run_suite "$dir" tap "${in_place[@]}" env PG_CONFIG="$pg_config" "$@" bash "$tree/test/run_tap.sh"
+    echo "$((SECONDS - started))" >"$dir/seconds"
+    echo "==== $label: done in $((SECONDS - started)) s" >>"$dir/output"
+}
+
+# start_version KEY — runs the suites of one version in the background;
+# the primary one in this tree, another in a copy (so that this checkout
+# stays built for the default server).
+start_version() {
+    local key=$1 long_tests=("${reduced_long_tests[@]}")
+    [ "$long_mode" = full ] && [ "$key" = "${version_list[0]}" ] && long_tests=()
+    if [ "$key" = primary ]; then
+        local label="Debian $(. /etc/os-release && echo "$VERSION_ID") packages"
+        [ -n "${PG_CONFIG:-}" ] && label=$PG_CONFIG
+        in_place=()
+        run_version primary "$label" "$primary_pg_config" "$top" "${long_tests[@]}" &
+        running_pids[primary]=$!
+        return
+    fi
+    local provider pg_config_path copy tree label
+    provider=$(provider_of "$key")
+    if [ ! -s "$logs/server-$key" ]; then
+        mkdir -p "$logs/version-$key"
+        cat "$logs/server-$key.log" >"$logs/version-$key/output"
+        echo "PostgreSQL $key: its server could not be made ready ($provider)" >"$logs/version-$key/broken"
+        return
+    fi
+    pg_config_path=$(cat "$logs/server-$key")
+    copy=$logs/tree-$key
     mkdir -p "$copy"
     tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./.built-for \
         --exclude=./results --exclude=./test/unit/unit_tests --exclude=./test/unit/sanitized \
         -cf - . | tar -C "$copy" -xf -
     case "$provider" in
         chroot)
-            in_place=(bash "$top/scripts/chroot_pg.sh" "$major" run "$copy")
+            in_place=(bash "$top/scripts/chroot_pg.sh" "$key" run "$copy")
             tree=/pg_cachectl
-            label=$(bash "$top/scripts/chroot_pg.sh" "$major" describe)
+            label=$(bash "$top/scripts/chroot_pg.sh" "$key" describe)
             ;;
         source)
             in_place=()
@@ -208,18 +236,93 @@ for major in "${later_versions[@]}"; do
             label="host"
             ;;
     esac
-    run_version "$label" "$pg_config_path" "$tree" \
-        CACHECTL_FUZZ_SECONDS="$(at_most_extra_seconds CACHECTL_FUZZ_SECONDS)" \
-        CACHECTL_SQLSMITH_SECONDS="$(at_most_extra_seconds CACHECTL_SQLSMITH_SECONDS)" \
-        CACHECTL_SOAK_SECONDS="$(at_most_extra_seconds CACHECTL_SOAK_SECONDS)"
+    run_version "$key" "$label" "$pg_config_path" "$tree" "${long_tests[@]}" &
+    running_pids[$key]=$!
+}
+
+run_started=$SECONDS
+echo "==== unit tests (Catch2)"
+unit_log=$logs/unit.log
+env PG_CONFIG="${primary_pg_config:-pg_config}" bash test/run_unit.sh >"$unit_log" 2>&1
+unit_status=$?
+cat "$unit_log"
+unit_seconds=$((SECONDS - run_started))
+
+# Versions start in the order given, as soon as their server is ready and
+# fewer than CACHECTL_VERSION_JOBS run; each one's output is shown when it ends.
+version_jobs=${CACHECTL_VERSION_JOBS:-2}
+declare -A running_pids=()
+pending=("${version_list[@]}")
+finished=()
+while [ ${#pending[@]} -gt 0 ] || [ ${#running_pids[@]} -gt 0 ]; do
+    for key in "${!running_pids[@]}"; do
+        if ! kill -0 "${running_pids[$key]}" 2>/dev/null; then
+            wait "${running_pids[$key]}" 2>/dev/null
+            unset "running_pids[$key]"
+            cat "$logs/version-$key/output" 2>/dev/null
+            finished+=("$key")
+        fi
+    done
+    if [ ${#pending[@]} -gt 0 ] && [ ${#running_pids[@]} -lt "$version_jobs" ]; then
+        key=${pending[0]}
+        if [ "$key" = primary ] || [ -f "$logs/server-$key.done" ]; then
+            pending=("${pending[@]:1}")
+            if [ "$key" != primary ]; then
+                echo "==== PostgreSQL $key: server ready ($(provider_of "$key"), $((SECONDS - run_started)) s into the run)"
+                cat "$logs/server-$key.log"
+            fi
+            start_version "$key"
+            [ -z "${running_pids[$key]:-}" ] && { cat "$logs/version-$key/output" 2>/dev/null; finished+=("$key"); }
+            continue
+        fi
+    fi
+    sleep 1
 done
 
+# ---- the summary ----
 echo "==== summary"
-for line in "${timings[@]}"; do
-    echo "time: $line"
+total_passed=0
+total_failed=0
+suite_status=$unit_status
+# count LABEL LINE — adds a "SUITE: N passed, N failed" line to the totals
+count() {
+    local label=$1 line=$2
+    if [ "$line" = died ] || [ -z "$line" ]; then
+        echo "$label: the runner died before counting (1 failure)"
+        total_failed=$((total_failed + 1))
+        return
+    fi
+    echo "$label $line"
+    total_passed=$((total_passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
+    total_failed=$((total_failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
+}
+echo "time: unit $unit_seconds s"
+for key in "${finished[@]}"; do
+    dir=$logs/version-$key
+    [ -f "$dir/seconds" ] && echo "time: $(cat "$dir/label"): $(cat "$dir/seconds") s"
 done
-for line in "${summary[@]}"; do
-    echo "${line# }"
+echo "time: the whole run $((SECONDS - run_started)) s"
+# the 10 slowest scenario files of the run, to see what a change costs
+if cat "$logs"/version-*/tap-times 2>/dev/null | grep -q .; then
+    echo "slowest scenario files (seconds, file, version):"
+    for key in "${finished[@]}"; do
+        [ -s "$logs/version-$key/tap-times" ] || continue
+        sed -E "s/^tap-time: ([0-9]+) (.*)$/\1 \2 $(sed -E 's/ \(.*//' "$logs/version-$key/label")/" "$logs/version-$key/tap-times"
+    done | sort -rn | head -n 10 | awk '{ printf "  %5d s  %s  %s %s\n", $1, $2, $3, $4 }'
+fi
+count "" "$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$unit_log" | tail -n 1)"
+for key in "${finished[@]}"; do
+    dir=$logs/version-$key
+    if [ -f "$dir/broken" ]; then
+        echo "$(cat "$dir/broken") (1 failure)"
+        total_failed=$((total_failed + 1))
+        suite_status=1
+        continue
+    fi
+    [ -f "$dir/status" ] && suite_status=1
+    label=$(cat "$dir/label")
+    while IFS= read -r line; do count "$label" "$line"; done <"$dir/counts"
+    sed "s/^/  $label /" "$dir/failures"
 done
 # a run that counted nothing has failed, whatever the runners returned
 [ "$total_passed" -gt 0 ] || { total_failed=$((total_failed + 1)); echo "no test was counted"; }

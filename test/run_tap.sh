@@ -1,10 +1,21 @@
 #!/usr/bin/env bash
 # run_tap.sh — the scenario tests under test/t/ (PostgreSQL::Test::Cluster,
-# run by prove).  Each test starts and stops its own clusters.  As root this
-# runs them as the postgres user (initdb refuses root) from a copy of test/,
-# through test/tap_exec.sh, which lets a test that needs root for its
-# fixtures (a loop device) start as root and drop to postgres itself.
-# Prints "tap: N passed, N failed" last (N counts TAP assertions).
+# each file run by prove).  Each test starts and stops its own clusters on
+# sockets of its own, so files run side by side: CACHECTL_TAP_JOBS at a time
+# (default 4; most of a file's time is spent waiting on its servers, not on
+# the two CPUs).  A file that says on a line of its own
+#     # tap: runs alone
+# (it replaces files other tests load, or measures time against the CPU)
+# runs after the others, with nothing beside it.  The longest files start
+# first (test/tap_order.txt; files it does not name start after those).
+#
+# As root this runs them as the postgres user (initdb refuses root) from a
+# copy of test/, through test/tap_exec.sh, which lets a test that needs root
+# for its fixtures (a loop device) start as root and drop to postgres itself.
+#
+# Prints each file's output whole, in file order, then the time of each
+# file ("tap-time: SECONDS FILE"), then "tap: N passed, N failed" last
+# (N counts TAP assertions).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 source "$top/scripts/cluster.sh"
@@ -14,9 +25,39 @@ trap 'rm -rf "$workdir"' EXIT
 cp -r "$top/test" "$workdir/"
 chmod 755 "$workdir"
 chown -R postgres: "$workdir" 2>/dev/null || true
+outputs=$workdir/outputs
+mkdir -p "$outputs"
+
+jobs=${CACHECTL_TAP_JOBS:-4}
+[[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "CACHECTL_TAP_JOBS must be a positive number" >&2; exit 2; }
 
 tests=("$@")
 [ ${#tests[@]} -gt 0 ] || tests=(test/t/*.pl)
+
+# The files in the order they start: those test/tap_order.txt names (the
+# longest first), then the rest; the files that run alone last.
+ordered=()
+alone=()
+is_requested() {
+    local wanted
+    for wanted in "${tests[@]}"; do [ "$wanted" = "$1" ] && return 0; done
+    return 1
+}
+is_listed() {
+    local listed
+    for listed in "${ordered[@]}" "${alone[@]}"; do [ "$listed" = "$1" ] && return 0; done
+    return 1
+}
+place() {
+    if grep -qx '# tap: runs alone' "$top/$1"; then alone+=("$1"); else ordered+=("$1"); fi
+}
+while read -r name _; do
+    [[ -z "$name" || "$name" == \#* ]] && continue
+    is_requested "test/t/$name" && place "test/t/$name"
+done <"$top/test/tap_order.txt"
+for test in "${tests[@]}"; do
+    is_listed "$test" || place "$test"
+done
 
 # As root, prove itself runs as root and test/tap_exec.sh starts each test
 # as postgres (or as root, for a test that drops privileges itself).
@@ -27,17 +68,56 @@ if [ "$(id -u)" = 0 ]; then
     exec_args=(--exec "bash $workdir/test/tap_exec.sh")
 fi
 
-set +e
-(cd "$workdir" && "${run_prove[@]}" \
-    PATH="$PG_BINDIR:$PATH" \
-    PERL5LIB="$workdir/test/perl:$PG_PGXS_DIR/../../src/test/perl" \
-    PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
-    TESTDIR="$workdir" \
-    PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \
-    PG_CACHECTL_SOURCE_DIR="$top" \
-    prove -v --timer "${exec_args[@]}" "${tests[@]}") 2>&1 | tee "$workdir/prove.out"
-status=${PIPESTATUS[0]}
-set -e
+# run_file FILE — one file through prove; its output in $outputs/NAME.out,
+# its exit status and its seconds in $outputs/NAME.status and NAME.seconds.
+run_file() {
+    local test=$1 name started status
+    name=$(basename "$test" .pl)
+    started=$(date +%s.%N)
+    set +e
+    (cd "$workdir" && "${run_prove[@]}" \
+        PATH="$PG_BINDIR:$PATH" \
+        PERL5LIB="$workdir/test/perl:$PG_PGXS_DIR/../../src/test/perl" \
+        PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
+        TESTDIR="$workdir" \
+        PG_CACHECTL_PKGLIBDIR="$("$PG_CONFIG" --pkglibdir)" \
+        PG_CACHECTL_SOURCE_DIR="$top" \
+        prove -v "${exec_args[@]}" "$test") >"$outputs/$name.out" 2>&1 </dev/null
+    status=$?
+    set -e
+    echo "$status" >"$outputs/$name.status"
+    awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f\n", b - a }' >"$outputs/$name.seconds"
+    echo "[$(date +%T)] $test: $([ "$status" = 0 ] && echo ok || echo "FAILED (exit $status)") in $(cat "$outputs/$name.seconds") s"
+}
+
+echo "tap: ${#ordered[@]} files, $jobs at a time, then ${#alone[@]} alone"
+started_all=$SECONDS
+running=0
+for test in "${ordered[@]}"; do
+    if [ "$running" -ge "$jobs" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    run_file "$test" &
+    running=$((running + 1))
+done
+wait || true
+for test in "${alone[@]}"; do
+    run_file "$test"
+done
+
+# The outputs whole, in file order, so that a reader sees one file at a time.
+: >"$workdir/prove.out"
+status=0
+for test in "${tests[@]}"; do
+    name=$(basename "$test" .pl)
+    echo "==== $test"
+    cat "$outputs/$name.out"
+    [ "$(cat "$outputs/$name.status")" = 0 ] || status=1
+done | tee "$workdir/prove.out"
+for test in "${tests[@]}"; do
+    [ "$(cat "$outputs/$(basename "$test" .pl).status")" = 0 ] || status=1
+done
 
 passed=$(grep -cE '^ok [0-9]+' "$workdir/prove.out" || true)
 failed=$(grep -cE '^not ok [0-9]+' "$workdir/prove.out" || true)
@@ -51,9 +131,13 @@ if [ "$status" != 0 ]; then
         tail -n 40 "$log"
     done
 fi
+for test in "${tests[@]}"; do
+    seconds=$(cat "$outputs/$(basename "$test" .pl).seconds")
+    echo "tap-time: $seconds $test"
+done
+echo "tap: all files in $((SECONDS - started_all)) s"
 # Which assertions failed, after the logs so a reader of the tail sees them.
-# (prove --timer starts each file's line with the clock: "[22:31:10] test/t/…")
-awk 'match($0, /test\/t\/[^ ]+\.pl \.+/) { file = substr($0, RSTART); sub(/ .*/, "", file) }
+awk '/^==== test\/t\// { file = $2 }
      /^not ok [0-9]+/ { print "FAILED: " file ": " $0 }
      /^Dubious, test returned/ { print "FAILED: " file ": " $0 }' "$workdir/prove.out"
 echo "tap: $passed passed, $failed failed"

@@ -16,7 +16,7 @@ overall=0
 # "test cases: N | P passed | F failed"; a sanitizer finding aborts the run.
 run_target() {
     local target=$1 status line passed failed
-    make -s -C "$top" --no-print-directory "$target" 2>&1 | tee "$out"
+    make -s -j"$(nproc)" -C "$top" --no-print-directory "$target" 2>&1 | tee "$out"
     status=${PIPESTATUS[0]}
     if line=$(grep -E '^All tests passed' "$out"); then
         passed=$(echo "$line" | sed -E 's/.* in ([0-9]+) test cases?.*/\1/')

@@ -1,4 +1,5 @@
 # tap: starts as root
+# tap: runs alone
 #
 # 040_debian_package.pl
 #
@@ -26,7 +27,8 @@
 # runs only when the server under test is the system's PostgreSQL 15; it is
 # skipped otherwise (a private copy, a PostgreSQL 18 build), when the Debian
 # tools are missing, or when the package is installed already.  lintian is
-# installed on first use (scripts/install_deps.sh lintian).
+# installed on first use (scripts/install_deps.sh lintian).  It runs alone
+# (run_tap.sh): while the package replaces the module, no other test may load it.
 use strict;
 use warnings;
 
