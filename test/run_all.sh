@@ -141,13 +141,16 @@ start_preparing host
 
 # ---- one version's suites ----
 # run_suite DIR LOGNAME COMMAND... — a runner, its output in DIR/LOGNAME.log
-# (shown as it goes into DIR/output); its last "SUITE: N passed, N failed"
+# (and then in DIR/output); its last "SUITE: N passed, N failed"
 # line in DIR/counts; a failure of the runner in DIR/status.
 run_suite() {
-    local dir=$1 log=$1/$2.log
+    local dir=$1 log=$1/$2.log short_label
     shift 2
-    "$@" >"$log" 2>&1
-    [ $? = 0 ] || echo 1 >"$dir/status"
+    short_label=$(sed -E 's/ \(.*//' "$dir/label")
+    # each scenario file's end is shown as it comes, the rest when the version ends
+    "$@" 2>&1 | tee "$log" | grep --line-buffered -E '^\[[0-9:]+\] test/t/' |
+        sed -u "s/^/$short_label /"
+    [ "${PIPESTATUS[0]}" = 0 ] || echo 1 >"$dir/status"
     cat "$log" >>"$dir/output"
     local line
     line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
@@ -241,12 +244,21 @@ start_version() {
 }
 
 run_started=$SECONDS
-echo "==== unit tests (Catch2)"
+# The core's objects are made once, before the unit suite and the first
+# version start side by side in this tree (both link them).
+unit_pg_config=${primary_pg_config:-pg_config}
+echo "==== building the module and the core for $("$unit_pg_config" --version)"
+make -s -j"$(nproc)" PG_CONFIG="$unit_pg_config" 2>&1 | tail -n 20
 unit_log=$logs/unit.log
-env PG_CONFIG="${primary_pg_config:-pg_config}" bash test/run_unit.sh >"$unit_log" 2>&1
-unit_status=$?
-cat "$unit_log"
-unit_seconds=$((SECONDS - run_started))
+unit_status=1
+(
+    started=$SECONDS
+    env PG_CONFIG="$unit_pg_config" bash test/run_unit.sh >"$unit_log" 2>&1
+    echo $? >"$logs/unit.status"
+    echo $((SECONDS - started)) >"$logs/unit.seconds"
+) &
+unit_pid=$!
+unit_shown=no
 
 # Versions start in the order given, as soon as their server is ready and
 # fewer than CACHECTL_VERSION_JOBS run; each one's output is shown when it ends.
@@ -254,7 +266,14 @@ version_jobs=${CACHECTL_VERSION_JOBS:-2}
 declare -A running_pids=()
 pending=("${version_list[@]}")
 finished=()
-while [ ${#pending[@]} -gt 0 ] || [ ${#running_pids[@]} -gt 0 ]; do
+while [ ${#pending[@]} -gt 0 ] || [ ${#running_pids[@]} -gt 0 ] || [ "$unit_shown" = no ]; do
+    if [ "$unit_shown" = no ] && ! kill -0 "$unit_pid" 2>/dev/null; then
+        wait "$unit_pid"
+        echo "==== unit tests (Catch2)"
+        cat "$unit_log"
+        unit_status=$(cat "$logs/unit.status" 2>/dev/null || echo 1)
+        unit_shown=yes
+    fi
     for key in "${!running_pids[@]}"; do
         if ! kill -0 "${running_pids[$key]}" 2>/dev/null; then
             wait "${running_pids[$key]}" 2>/dev/null
@@ -296,7 +315,7 @@ count() {
     total_passed=$((total_passed + $(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')))
     total_failed=$((total_failed + $(echo "$line" | sed -E 's/.* ([0-9]+) failed$/\1/')))
 }
-echo "time: unit $unit_seconds s"
+echo "time: unit $(cat "$logs/unit.seconds" 2>/dev/null) s"
 for key in "${finished[@]}"; do
     dir=$logs/version-$key
     [ -f "$dir/seconds" ] && echo "time: $(cat "$dir/label"): $(cat "$dir/seconds") s"
