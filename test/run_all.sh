@@ -218,10 +218,7 @@ start_version() {
     fi
     pg_config_path=$(cat "$logs/server-$key")
     copy=$logs/tree-$key
-    mkdir -p "$copy"
-    tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./.built-for \
-        --exclude=./results --exclude=./test/unit/unit_tests --exclude=./test/unit/sanitized \
-        -cf - . | tar -C "$copy" -xf -
+    copy_tree "$copy"
     case "$provider" in
         chroot)
             in_place=(bash "$top/scripts/chroot_pg.sh" "$key" run "$copy")
@@ -244,16 +241,21 @@ start_version() {
 }
 
 run_started=$SECONDS
-# The core's objects are made once, before the unit suite and the first
-# version start side by side in this tree (both link them).
-unit_pg_config=${primary_pg_config:-pg_config}
-echo "==== building the module and the core for $("$unit_pg_config" --version)"
-make -s -j"$(nproc)" PG_CONFIG="$unit_pg_config" 2>&1 | tail -n 20
+# The unit suite builds and runs in a copy of the tree, beside the versions:
+# this checkout's files change only by the first version's build (before its
+# suites; 041 checks that packaging leaves the checkout as it was).
+copy_tree() {
+    mkdir -p "$1"
+    tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./.built-for \
+        --exclude=./results --exclude=./test/unit/unit_tests --exclude=./test/unit/sanitized \
+        -cf - . | tar -C "$1" -xf -
+}
 unit_log=$logs/unit.log
 unit_status=1
+copy_tree "$logs/tree-unit"
 (
     started=$SECONDS
-    env PG_CONFIG="$unit_pg_config" bash test/run_unit.sh >"$unit_log" 2>&1
+    env PG_CONFIG="${primary_pg_config:-pg_config}" bash "$logs/tree-unit/test/run_unit.sh" >"$unit_log" 2>&1
     echo $? >"$logs/unit.status"
     echo $((SECONDS - started)) >"$logs/unit.seconds"
 ) &
