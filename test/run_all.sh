@@ -19,7 +19,8 @@
 # only, unless VERSIONS is given too.
 #
 # How the time is spent: the later versions' servers are made ready in the
-# background (at a low priority) from the start; each version's suites run
+# background from the start (at the tests' priority: on a fresh machine they,
+# not the first version's suites, decide when the run ends); each version's suites run
 # as soon as its server is ready, CACHECTL_VERSION_JOBS versions at a time
 # (default 2), each version's scenario files CACHECTL_TAP_JOBS at a time
 # (test/run_tap.sh).  A version's output is printed whole when it ends.
@@ -129,7 +130,6 @@ start_preparing() {
     [ ${#todo[@]} -gt 0 ] || return 0
     set -m # its own process group, so that an interrupted run stops it
     (
-        renice -n 10 "$BASHPID" >/dev/null
         for major in "${todo[@]}"; do prepare_server "$major"; done
     ) &
     background_pids+=($!)
@@ -262,8 +262,8 @@ copy_tree "$logs/tree-unit"
 unit_pid=$!
 unit_shown=no
 
-# Versions start in the order given, as soon as their server is ready and
-# fewer than CACHECTL_VERSION_JOBS run; each one's output is shown when it ends.
+# A version starts when fewer than CACHECTL_VERSION_JOBS run: the first in the
+# order given whose server is ready; each one's output is shown when it ends.
 version_jobs=${CACHECTL_VERSION_JOBS:-2}
 declare -A running_pids=()
 pending=("${version_list[@]}")
@@ -285,9 +285,17 @@ while [ ${#pending[@]} -gt 0 ] || [ ${#running_pids[@]} -gt 0 ] || [ "$unit_show
         fi
     done
     if [ ${#pending[@]} -gt 0 ] && [ ${#running_pids[@]} -lt "$version_jobs" ]; then
-        key=${pending[0]}
-        if [ "$key" = primary ] || [ -f "$logs/server-$key.done" ]; then
-            pending=("${pending[@]:1}")
+        # the first pending version whose server is ready
+        ready=
+        for index in "${!pending[@]}"; do
+            key=${pending[$index]}
+            if [ "$key" = primary ] || [ -f "$logs/server-$key.done" ]; then
+                ready=$index
+                break
+            fi
+        done
+        if [ -n "$ready" ]; then
+            pending=("${pending[@]:0:$ready}" "${pending[@]:$((ready + 1))}")
             if [ "$key" != primary ]; then
                 echo "==== PostgreSQL $key: server ready ($(provider_of "$key"), $((SECONDS - run_started)) s into the run)"
                 cat "$logs/server-$key.log"
@@ -324,7 +332,7 @@ for key in "${finished[@]}"; do
 done
 echo "time: the whole run $((SECONDS - run_started)) s"
 # the 10 slowest scenario files of the run, to see what a change costs
-if cat "$logs"/version-*/tap-times 2>/dev/null | grep -q .; then
+if grep -qs . "$logs"/version-*/tap-times; then
     echo "slowest scenario files (seconds, file, version):"
     for key in "${finished[@]}"; do
         [ -s "$logs/version-$key/tap-times" ] || continue

@@ -20,6 +20,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
+use Time::HiRes qw(time sleep);
 
 my ($sqlsmith) = grep { -x $_ } ((map { "$_/sqlsmith" } split /:/, $ENV{PATH} // ''), '/usr/bin/sqlsmith');
 plan skip_all => 'sqlsmith is not installed (scripts/install_deps.sh installs it)' unless $sqlsmith;
@@ -71,7 +72,14 @@ my $connstr = $node->connstr('postgres') . ' user=smith';
 my ($out, $err) = ('', '');
 my $run = IPC::Run::start(
 	[ $sqlsmith, "--target=$connstr", "--seed=$seed", '--verbose', '--dump-all-queries', '--max-queries=100000000' ],
-	'>', \$out, '2>', \$err, IPC::Run::timeout($seconds + 120));
+	'>', \$out, '2>', \$err, IPC::Run::timeout($seconds + 300));
+# The clock starts once sqlsmith has loaded the catalog: on a loaded machine
+# (an assertion-enabled build, other suites beside it) that alone took 20 s.
+my $loaded_by = time + 180;
+while (time < $loaded_by && $run->pumpable && $err !~ /Loading aggregate parameters\.\.\.done/) {
+	$run->pump_nb;
+	sleep 0.2;
+}
 my $end = time + $seconds;
 while (time < $end && $run->pumpable) {
 	$run->pump_nb;
