@@ -95,6 +95,12 @@ for major in $versions; do
     version_list+=("$major")
 done
 [ -n "$primary_pg_config" ] && version_list=(primary "${version_list[@]}")
+version_jobs=${CACHECTL_VERSION_JOBS:-2}
+# Two majors side by side run three scenario files each (four each made the
+# timed checks of 030 and 052 late on 2 CPUs); one major runs four.
+if [ ${#version_list[@]} -gt 1 ] && [ "$version_jobs" -gt 1 ]; then
+    export CACHECTL_TAP_JOBS=${CACHECTL_TAP_JOBS:-3}
+fi
 tap_files=$(ls test/t/*.pl | wc -l)
 regress_suites=$(make -s --no-print-directory print-regress-tests | wc -w)
 long_mode=${CACHECTL_LONG_TESTS:-reduced}
@@ -264,7 +270,6 @@ unit_shown=no
 
 # A version starts when fewer than CACHECTL_VERSION_JOBS run: the first in the
 # order given whose server is ready; each one's output is shown when it ends.
-version_jobs=${CACHECTL_VERSION_JOBS:-2}
 declare -A running_pids=()
 pending=("${version_list[@]}")
 finished=()

@@ -5,9 +5,14 @@
 # (default 4; most of a file's time is spent waiting on its servers, not on
 # the two CPUs).  A file that says on a line of its own
 #     # tap: runs alone
-# (it replaces files other tests load, or measures time against the CPU)
-# runs after the others, with nothing beside it.  The longest files start
-# first (test/tap_order.txt; files it does not name start after those).
+# (it replaces files other tests load) runs after the others, with nothing
+# beside it.  A file that says
+#     # tap: heavy
+# (gigabytes of dirty pages, or a time limit measured under a write load)
+# runs beside the others but never beside another heavy file, of this run or
+# of another major's run on the same machine (a lock in /dev/shm, which the
+# chroots share).  The longest files start first (test/tap_order.txt; files
+# it does not name start after those).
 #
 # As root this runs them as the postgres user (initdb refuses root) from a
 # copy of test/, through test/tap_exec.sh, which lets a test that needs root
@@ -61,21 +66,23 @@ done
 
 # As root, prove itself runs as root and test/tap_exec.sh starts each test
 # as postgres (or as root, for a test that drops privileges itself).
-run_prove=(as_postgres env)
 exec_args=()
-if [ "$(id -u)" = 0 ]; then
-    run_prove=(env)
-    exec_args=(--exec "bash $workdir/test/tap_exec.sh")
-fi
+[ "$(id -u)" = 0 ] && exec_args=(--exec "bash $workdir/test/tap_exec.sh")
 
 # run_file FILE — one file through prove; its output in $outputs/NAME.out,
 # its exit status and its seconds in $outputs/NAME.status and NAME.seconds.
 run_file() {
     local test=$1 name started status
     name=$(basename "$test" .pl)
-    started=$(date +%s.%N)
+    local lock=()
+    if grep -qx '# tap: heavy' "$top/$test" && [ -d /dev/shm ] && command -v flock >/dev/null; then
+        # --close: the test's servers must not inherit the lock
+        lock=(flock --close /dev/shm/pg_cachectl-tap-heavy.lock)
+    fi
+    # the file's time starts when it runs, after any wait for the lock
+    local clock=(bash -c 'date +%s.%N >"$0"; exec "$@"' "$outputs/$name.started")
     set +e
-    (cd "$workdir" && "${run_prove[@]}" \
+    (cd "$workdir" && "${lock[@]}" "${clock[@]}" env \
         PATH="$PG_BINDIR:$PATH" \
         PERL5LIB="$workdir/test/perl:$PG_PGXS_DIR/../../src/test/perl" \
         PG_REGRESS="$PG_PGXS_DIR/../../src/test/regress/pg_regress" \
@@ -86,6 +93,7 @@ run_file() {
     status=$?
     set -e
     echo "$status" >"$outputs/$name.status"
+    started=$(cat "$outputs/$name.started" 2>/dev/null || date +%s.%N)
     awk -v a="$started" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f\n", b - a }' >"$outputs/$name.seconds"
     echo "[$(date +%T)] $test: $([ "$status" = 0 ] && echo ok || echo "FAILED (exit $status)") in $(cat "$outputs/$name.seconds") s"
 }
@@ -124,11 +132,18 @@ failed=$(grep -cE '^not ok [0-9]+' "$workdir/prove.out" || true)
 if [ "$status" != 0 ]; then
     # a test that died counts as a failure even with no "not ok" line
     [ "$failed" = 0 ] && failed=1
-    # PostgreSQL 15 keeps the nodes' logs in tmp_check/log, 16 and later in log
-    for log in "$workdir"/tmp_check/log/*.log "$workdir"/log/*.log; do
-        [ -f "$log" ] || continue
-        echo "---- $(basename "$log") (last 40 lines)"
-        tail -n 40 "$log"
+    # the logs of the files that failed: the test's own (where a test that
+    # died says why) and its nodes'; PostgreSQL 15 keeps them in
+    # tmp_check/log, 16 and later in log
+    for test in "${tests[@]}"; do
+        name=$(basename "$test" .pl)
+        [ "$(cat "$outputs/$name.status")" = 0 ] && continue
+        for log in "$workdir"/tmp_check/log/regress_log_"$name" "$workdir"/log/regress_log_"$name" \
+            "$workdir"/tmp_check/log/"$name"_*.log "$workdir"/log/"$name"_*.log; do
+            [ -f "$log" ] || continue
+            echo "---- $(basename "$log") (last 40 lines)"
+            tail -n 40 "$log"
+        done
     done
 fi
 for test in "${tests[@]}"; do

@@ -19,6 +19,11 @@
 # acknowledged transaction is there, amcheck finds nothing in any table or
 # index, the server log shows no sign of trouble, and pg_checksums --check
 # passes on the cleanly stopped cluster.
+#
+# It runs beside the other files but never beside another heavy one
+# (run_tap.sh): it kills the evictor while pgbench writes, which needs the
+# evictor to get the CPU in time.
+# tap: heavy
 use strict;
 use warnings;
 

@@ -209,7 +209,8 @@ my $load = IPC::Run::start(
 	],
 	'>', \$load_out, '2>', \$load_err);
 
-my $session = $standby->background_psql('postgres');
+# on_error_stop off: an error of the restore is reported below, not a silent exit
+my $session = $standby->background_psql('postgres', on_error_stop => 0);
 # The backend writes its own log lines into the server log (the test clusters
 # log every statement to a file): that would count in write_bytes as the
 # restore's writes.  Nothing of this session is logged from here on.

@@ -43,6 +43,11 @@
 # Functions that cannot run a second with any input are listed with the
 # reason (and, where it depends on the input, the time measured here); the
 # test fails if a function of the extension is in neither list.
+#
+# It runs beside the other files but never beside another heavy one
+# (run_tap.sh): its time limits are measured with gigabytes of dirty pages
+# of its own, and two such runs at once made each other's calls late.
+# tap: heavy
 use strict;
 use warnings;
 
