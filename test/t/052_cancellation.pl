@@ -439,6 +439,16 @@ SELECT extract(epoch FROM clock_timestamp()), coalesce(wait_event, '-'),
 	}
 	else
 	{
+		# A call the timeout ended before the monitor saw it running (a
+		# loaded machine) still shows its start: the session has run
+		# nothing since, so pg_stat_activity keeps the call's query_start.
+		($started) = split /\|/, monitor_query(
+			qq{
+SELECT extract(epoch FROM query_start)
+  FROM pg_stat_activity
+ WHERE pid = $victim_pid AND position(\$call\$$case->{call}\$call\$ IN query) = 1})
+		  unless defined $started;
+		$started = undef if defined $started && $started eq '';
 		$stop_epoch = $started + $case_timeout_ms / 1000.0 if defined $started;
 		$wait_event = '-';
 	}
