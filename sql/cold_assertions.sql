@@ -84,8 +84,13 @@ SELECT relation, pages_pending FROM cachectl.os_prefetch('orders_pkey');
 CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
 SELECT id, customer FROM orders WHERE id = 4242;
+-- (os_cache_holds_all: every block, but those whose pages the host's reclaim
+-- took since the prefetch, as cachestat counts them; the README shows the
+-- plain a.os_blocks = a.blocks)
 SELECT a.relation, a.fork, a.shared_blocks - b.shared_blocks AS shared_blocks_added,
-       a.os_blocks - b.os_blocks AS os_blocks_added, a.os_blocks = a.blocks AS os_cache_holds_all
+       a.os_blocks - b.os_blocks AS os_blocks_added,
+       a.blocks - a.os_blocks <= (SELECT coalesce(sum(r.evicted_pages), 0)
+                                    FROM cachectl.os_residency(a.relation, a.fork) AS r) AS os_cache_holds_all
 FROM cachectl.status('orders', cascade => true) AS a JOIN status_before AS b USING (relation, fork)
 WHERE a.relation IN ('orders'::regclass, 'orders_pkey'::regclass) AND a.fork = 'main'
 ORDER BY a.relation::text;
