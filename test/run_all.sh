@@ -106,7 +106,11 @@ regress_suites=$(make -s --no-print-directory print-regress-tests | wc -w)
 long_mode=${CACHECTL_LONG_TESTS:-reduced}
 echo "==== plan: unit (Catch2, plain and sanitized), then on each of: ${versions:-$PG_CONFIG}"
 echo "     pg_regress $regress_suites suites and $tap_files scenario files (${CACHECTL_TAP_JOBS:-4} at a time);"
-echo "     long tests (fuzz, sqlsmith, soak) $([ "$long_mode" = full ] && echo "at full length on the first version, ")${EXTRA_VERSION_LONG_TEST_SECONDS} s elsewhere."
+if [ "$long_mode" = full ]; then
+    echo "     long tests (fuzz, sqlsmith, soak) at full length on the first version, ${EXTRA_VERSION_LONG_TEST_SECONDS} s elsewhere."
+else
+    echo "     long tests (fuzz, sqlsmith, soak) shortened to ${EXTRA_VERSION_LONG_TEST_SECONDS} s each."
+fi
 # Measured on a 2-core machine (docs/TESTING.md, "What a run costs").
 if [ ${#version_list[@]} -le 1 ]; then
     echo "     Expect about 8 minutes."
