@@ -242,7 +242,9 @@ for my $worker (1 .. $workers) {
 while (@running) {
 	my @still;
 	for my $run (@running) {
-		$run->{h}->pump_nb;
+		# pump_nb dies ("process ended prematurely") when psql exited since
+		# the last look: finish() below collects it all the same
+		eval { $run->{h}->pump_nb; 1 };
 		if ($run->{h}->pumpable) { push @still, $run; next; }
 		$run->{h}->finish;
 		account_batch($run->{statements}, ${ $run->{err} });
@@ -255,7 +257,7 @@ while (@running) {
 		}
 	}
 	@running = @still;
-	$ddl_run->pump_nb;
+	eval { $ddl_run->pump_nb; 1 };
 	if (!$ddl_run->pumpable) {
 		$ddl_run->finish;
 		$ddl_rounds++;

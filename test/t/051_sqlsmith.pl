@@ -77,12 +77,12 @@ my $run = IPC::Run::start(
 # (an assertion-enabled build, other suites beside it) that alone took 20 s.
 my $loaded_by = time + 180;
 while (time < $loaded_by && $run->pumpable && $err !~ /Loading aggregate parameters\.\.\.done/) {
-	$run->pump_nb;
+	eval { $run->pump_nb; 1 };    # dies if sqlsmith exited since pumpable()
 	sleep 0.2;
 }
 my $end = time + $seconds;
 while (time < $end && $run->pumpable) {
-	$run->pump_nb;
+	eval { $run->pump_nb; 1 };    # dies if sqlsmith exited since pumpable()
 	sleep 1;
 }
 $run->signal('INT') if $run->pumpable;
