@@ -257,18 +257,22 @@ while (@running) {
 		}
 	}
 	@running = @still;
-	eval { $ddl_run->pump_nb; 1 };
-	if (!$ddl_run->pumpable) {
-		$ddl_run->finish;
-		$ddl_rounds++;
-		if (time < $deadline) {
-			($ddl_out, $ddl_err) = ('', '');
-			$ddl_run = IPC::Run::start([ @psql, '-f', $ddl_file ], '>', \$ddl_out, '2>', \$ddl_err);
+	if (defined $ddl_run) {
+		eval { $ddl_run->pump_nb; 1 };
+		if (!$ddl_run->pumpable) {
+			$ddl_run->finish;
+			$ddl_rounds++;
+			# a round that ends after the deadline is not started again
+			undef $ddl_run;
+			if (time < $deadline) {
+				($ddl_out, $ddl_err) = ('', '');
+				$ddl_run = IPC::Run::start([ @psql, '-f', $ddl_file ], '>', \$ddl_out, '2>', \$ddl_err);
+			}
 		}
 	}
 	sleep(0.02);
 }
-$ddl_run->finish if $ddl_run->pumpable;
+$ddl_run->finish if defined $ddl_run;
 
 my $total = 0;
 $total += $_ for values %calls;
