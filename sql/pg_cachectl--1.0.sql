@@ -484,14 +484,19 @@ CREATE TABLE cachectl.snapshot (
     relfilenode oid NOT NULL,
     fork text NOT NULL CHECK (fork IN ('main', 'fsm', 'vm', 'init')),
     layer text NOT NULL CHECK (layer IN ('shared', 'os')),
-    fork_blocks int8 NOT NULL CHECK (fork_blocks >= 0),
+    -- a fork holds at most 2^32 - 1 blocks: bounded, the sums of a label's
+    -- rows cannot overflow int8, whatever a granted role writes
+    fork_blocks int8 NOT NULL CHECK (fork_blocks >= 0 AND fork_blocks <= 4294967295),
     block_count int8 NOT NULL CHECK (block_count >= 0),
     blocks int8multirange NOT NULL,
     PRIMARY KEY (label, relation, fork, layer),
+    CONSTRAINT snapshot_count_within_fork CHECK (block_count <= fork_blocks),
     -- restore() reads runs within the fork as it was; an edited row must not
-    -- make it read (or chunk) more
+    -- make it read (or chunk) more: bounded runs only (upper() of '{[0,)}'
+    -- is NULL, which a CHECK lets through)
     CONSTRAINT snapshot_runs_within_fork
-        CHECK (pg_catalog.lower(blocks) >= 0 AND pg_catalog.upper(blocks) <= fork_blocks)
+        CHECK (NOT pg_catalog.lower_inf(blocks) AND NOT pg_catalog.upper_inf(blocks)
+               AND pg_catalog.lower(blocks) >= 0 AND pg_catalog.upper(blocks) <= fork_blocks)
 );
 COMMENT ON TABLE cachectl.snapshot IS
     'Cache snapshots: per label, relation, fork and layer, the blocks cached when cachectl.snapshot() ran, as runs of 8 kB block numbers; pg_read_all_stats may SELECT it, and sees only the rows of tables it may SELECT.';

@@ -30,6 +30,46 @@ INSERT INTO cachectl.snapshot SELECT label, taken_at, system_identifier, relatio
        owner_table_name, relfilenode, fork, 'disk', fork_blocks, block_count, blocks
 FROM cachectl.snapshot WHERE label = 'regress' LIMIT 1;
 
+-- rows are bounded by what a fork can hold (2^32 - 1 blocks), block_count by
+-- fork_blocks, and runs must be bounded: each UPDATE fails with 23514
+UPDATE cachectl.snapshot SET fork_blocks = 9223372036854775807, block_count = 9223372036854775807
+WHERE label = 'regress';
+UPDATE cachectl.snapshot SET block_count = fork_blocks + 1 WHERE label = 'regress';
+UPDATE cachectl.snapshot SET blocks = '{[0,)}' WHERE label = 'regress';
+UPDATE cachectl.snapshot SET blocks = '{(,3)}' WHERE label = 'regress';
+
+-- a row a superuser made unreadable (NOT NULL dropped) is skipped with a
+-- WARNING naming it; the label's other relation is still planned
+CREATE TABLE snap_err_other (id int);
+INSERT INTO snap_err_other SELECT g FROM generate_series(1, 1000) g;
+SELECT relations FROM cachectl.snapshot('regress', ARRAY['snap_err_t'::regclass, 'snap_err_other'::regclass]);
+-- snap_err_t keeps one row (its main fork in shared buffers): one WARNING each time
+DELETE FROM cachectl.snapshot
+WHERE label = 'regress' AND relation = 'snap_err_t'::regclass AND (fork, layer) <> ('main', 'shared');
+ALTER TABLE cachectl.snapshot ALTER COLUMN blocks DROP NOT NULL, ALTER COLUMN fork_blocks DROP NOT NULL,
+    ALTER COLUMN relation_name DROP NOT NULL, DROP CONSTRAINT snapshot_fork_check;
+UPDATE cachectl.snapshot SET blocks = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
+\set VERBOSITY default
+SELECT relation_name, skip_reason, count(fork) > 0 AS planned
+FROM cachectl.restore_plan('regress') GROUP BY 1, 2 ORDER BY 1;
+\set VERBOSITY sqlstate
+UPDATE cachectl.snapshot SET blocks = '{}', fork_blocks = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
+\set VERBOSITY default
+SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
+\set VERBOSITY sqlstate
+UPDATE cachectl.snapshot SET fork_blocks = 4294967295, fork = 'wal' || fork WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
+\set VERBOSITY default
+SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
+\set VERBOSITY sqlstate
+UPDATE cachectl.snapshot SET relation_name = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
+\set VERBOSITY default
+SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
+\set VERBOSITY sqlstate
+DELETE FROM cachectl.snapshot WHERE label = 'regress' AND relation_name IS NULL;
+ALTER TABLE cachectl.snapshot ALTER COLUMN blocks SET NOT NULL, ALTER COLUMN fork_blocks SET NOT NULL,
+    ALTER COLUMN relation_name SET NOT NULL,
+    ADD CONSTRAINT snapshot_fork_check CHECK (fork IN ('main', 'fsm', 'vm', 'init'));
+
 DROP VIEW snap_v;
-DROP TABLE snap_err_t, snap_temp;
+DROP TABLE snap_err_t, snap_err_other, snap_temp;
 DROP EXTENSION pg_cachectl;

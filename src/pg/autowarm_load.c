@@ -127,7 +127,7 @@ recorded_shared_blocks(void)
 	bool		isnull;
 	Datum		value;
 
-	if (SPI_execute_with_args("SELECT pg_catalog.sum(s.block_count)::pg_catalog.int8 FROM cachectl.snapshot AS s "
+	if (SPI_execute_with_args("SELECT pg_catalog.least(pg_catalog.sum(s.block_count), 9223372036854775807)::pg_catalog.int8 FROM cachectl.snapshot AS s "
 							  "WHERE s.label OPERATOR(pg_catalog.=) $1 AND s.layer OPERATOR(pg_catalog.=) 'shared'",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the autowarm snapshot's rows");

@@ -72,7 +72,8 @@ enum
 /* A relation's rows in the target's layers, with each fork's length now. */
 static const char *const rows_query =
 "SELECT s.fork, s.layer, s.fork_blocks, s.blocks,"
-"       COALESCE(pg_catalog.pg_relation_size($3, s.fork) / $5, 0) AS now_blocks"
+"       COALESCE(CASE WHEN s.fork IN ('main', 'fsm', 'vm', 'init')"
+"                     THEN pg_catalog.pg_relation_size($3, s.fork) / $5 END, 0) AS now_blocks"
 "  FROM cachectl.snapshot AS s"
 " WHERE s.label = $1 AND s.relation = $2 AND s.system_identifier = $4"
 "   AND ($6 = 'both' OR s.layer = $6)"
@@ -176,10 +177,52 @@ restore_plan_create(MemoryContext owner, const PlanRequest *request, bool remapp
 	return plan;
 }
 
+/* The fork a row names, InvalidForkNumber for a name no fork has. */
+static ForkNumber
+fork_named(const char *name)
+{
+	for (int fork = 0; fork <= MAX_FORKNUM; fork++)
+		if (strcmp(forkNames[fork], name) == 0)
+			return (ForkNumber) fork;
+	return InvalidForkNumber;
+}
+
+/*
+ * Why a row cannot be planned (NULL when it can): the table's NOT NULLs and
+ * CHECKs keep such rows out, but a superuser can drop them, and one bad row
+ * must cost a WARNING, never the load of the others (nor the server: a NULL
+ * multirange read as one crashed it).
+ */
+static const char *
+unreadable_row(HeapTuple tuple, TupleDesc desc)
+{
+	static const struct
+	{
+		int			column;
+		const char *why;
+	}			required[] = {
+		{ROW_FORK, "its fork is NULL"},
+		{ROW_LAYER, "its layer is NULL"},
+		{ROW_RECORDED_BLOCKS, "its fork_blocks is NULL"},
+		{ROW_RUNS, "its blocks are NULL"},
+	};
+	bool		isnull;
+
+	for (int i = 0; i < lengthof(required); i++)
+	{
+		(void) SPI_getbinval(tuple, desc, required[i].column, &isnull);
+		if (isnull)
+			return required[i].why;
+	}
+	if (fork_named(TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_FORK, &isnull))) == InvalidForkNumber)
+		return "its fork is not one of main, fsm, vm, init";
+	return NULL;
+}
+
 /* Adds the relation's rows (and with missing_only what is resident) to its plan. */
 static void
 add_relation_rows(cachectl_restore_plan *plan, SPIPlanPtr rows_plan, const PlanRequest *request,
-				  Oid recorded_relid, Datum system_identifier, Oid now_relid,
+				  Oid recorded_relid, const char *relation_name, Datum system_identifier, Oid now_relid,
 				  const SharedResidency *shared)
 {
 	Datum		values[6];
@@ -200,14 +243,35 @@ add_relation_rows(cachectl_restore_plan *plan, SPIPlanPtr rows_plan, const PlanR
 		HeapTuple	tuple = SPI_tuptable->vals[i];
 		TupleDesc	desc = SPI_tuptable->tupdesc;
 		bool		isnull;
-		ForkNumber	fork = forkname_to_number(TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_FORK, &isnull)));
-		char	   *layer_name = TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_LAYER, &isnull));
-		bool		shared_layer = strcmp(layer_name, "shared") == 0;
-		int64		recorded_blocks = DatumGetInt64(SPI_getbinval(tuple, desc, ROW_RECORDED_BLOCKS, &isnull));
-		MultirangeType *recorded = DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, ROW_RUNS, &isnull));
-		int64		now_blocks = DatumGetInt64(SPI_getbinval(tuple, desc, ROW_NOW_BLOCKS, &isnull));
+		const char *unreadable = unreadable_row(tuple, desc);
+		ForkNumber	fork;
+		bool		shared_layer;
+		int64		recorded_blocks;
+		MultirangeType *recorded;
+		int64		now_blocks;
 		int			run_count;
-		cachectl_block_range *runs = block_runs_from_multirange(recorded, PG_INT64_MAX, &run_count);
+		cachectl_block_range *runs;
+
+		if (unreadable != NULL)
+		{
+			char	   *fork_name = SPI_getvalue(tuple, desc, ROW_FORK);
+			char	   *layer_name = SPI_getvalue(tuple, desc, ROW_LAYER);
+
+			ereport(WARNING,
+					errcode(ERRCODE_DATA_CORRUPTED),
+					errmsg("skipping a row of cache snapshot \"%s\" that cannot be read: %s",
+						   text_to_cstring(request->label), unreadable),
+					errdetail("The row is of relation \"%s\", fork %s, layer %s; the other rows are loaded.",
+							  relation_name, fork_name ? fork_name : "NULL", layer_name ? layer_name : "NULL"));
+			continue;
+		}
+		fork = fork_named(TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_FORK, &isnull)));
+		shared_layer = strcmp(TextDatumGetCString(SPI_getbinval(tuple, desc, ROW_LAYER, &isnull)), "shared") == 0;
+		recorded_blocks = DatumGetInt64(SPI_getbinval(tuple, desc, ROW_RECORDED_BLOCKS, &isnull));
+		recorded = DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, ROW_RUNS, &isnull));
+		now_blocks = DatumGetInt64(SPI_getbinval(tuple, desc, ROW_NOW_BLOCKS, &isnull));
+		/* runs past the fork as it was are not read, whatever the row says */
+		runs = block_runs_from_multirange(recorded, Max(recorded_blocks, 0), &run_count);
 
 		if (cachectl_restore_plan_add_row(plan, fork, shared_layer ? CACHECTL_SNAPSHOT_SHARED : CACHECTL_SNAPSHOT_OS,
 										  recorded_blocks, now_blocks, runs, run_count, &error) != CACHECTL_OK)
@@ -360,19 +424,33 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 	{
 		HeapTuple	tuple = relations->vals[i];
 		TupleDesc	desc = relations->tupdesc;
-		Oid			recorded_relid = DatumGetObjectId(SPI_getbinval(tuple, desc, RELATION_OID, &isnull));
-		Datum		name = SPI_getbinval(tuple, desc, RELATION_NAME, &isnull);
-		Datum		system_identifier = SPI_getbinval(tuple, desc, RELATION_SYSTEM, &isnull);
+		bool		oid_null;
+		bool		name_null;
+		bool		system_null;
+		Oid			recorded_relid = DatumGetObjectId(SPI_getbinval(tuple, desc, RELATION_OID, &oid_null));
+		Datum		name = SPI_getbinval(tuple, desc, RELATION_NAME, &name_null);
+		Datum		system_identifier = SPI_getbinval(tuple, desc, RELATION_SYSTEM, &system_null);
 		Datum		now = SPI_getbinval(tuple, desc, RELATION_NOW, &isnull);
 		Oid			now_relid = isnull ? InvalidOid : DatumGetObjectId(now);
 		bool		remapped = DatumGetBool(SPI_getbinval(tuple, desc, RELATION_REMAPPED, &isnull));
 		Datum		persistence = SPI_getbinval(tuple, desc, RELATION_PERSISTENCE, &isnull);
 		const char *skip_reason = NULL;
-		MemoryContext relation_context = AllocSetContextCreate(work_context, "pg_cachectl restore_plan relation",
-															   ALLOCSET_DEFAULT_SIZES);
+		MemoryContext relation_context;
 		cachectl_restore_plan *plan;
 
 		CHECK_FOR_INTERRUPTS();
+		if (oid_null || name_null || system_null)
+		{
+			/* no relation to name in a row of the plan: a WARNING, and the others go on */
+			ereport(WARNING,
+					errcode(ERRCODE_DATA_CORRUPTED),
+					errmsg("skipping rows of cache snapshot \"%s\" that cannot be read: their %s is NULL",
+						   text_to_cstring(request.label),
+						   oid_null ? "relation" : name_null ? "relation_name" : "system_identifier"));
+			continue;
+		}
+		relation_context = AllocSetContextCreate(work_context, "pg_cachectl restore_plan relation",
+												 ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(relation_context);
 		if (!OidIsValid(now_relid))
 			skip_reason = "dropped since the snapshot";
@@ -382,7 +460,8 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 		if (skip_reason == NULL)
 		{
 			plan = restore_plan_create(relation_context, &request, remapped);
-			add_relation_rows(plan, rows_plan, &request, recorded_relid, system_identifier, now_relid, &shared);
+			add_relation_rows(plan, rows_plan, &request, recorded_relid, TextDatumGetCString(name),
+							  system_identifier, now_relid, &shared);
 		}
 		put_relation(rsinfo, plan, (int32) (i + 1), name, now_relid, remapped, skip_reason);
 		MemoryContextSwitchTo(work_context);
