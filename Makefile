@@ -48,6 +48,8 @@ SHIM_OBJS = \
 	src/pg/autowarm_leader.o \
 	src/pg/autowarm_database.o \
 	src/pg/autowarm_load.o \
+	src/pg/autowarm_start_marker.o \
+	src/pg/autowarm_drop_database.o \
 	src/pg/autowarm_status.o
 
 CORE_OBJS = \

@@ -1035,12 +1035,18 @@ CREATE FUNCTION cachectl.autowarm_status(
     OUT last_snapshot_rows_written int8,
     OUT last_snapshot_wal_bytes int8,
     OUT last_snapshot_seconds float8,
-    OUT last_load_started timestamptz,
-    OUT last_load_finished timestamptz,
-    OUT last_load_shared_blocks int8,
-    OUT last_load_os_blocks int8,
-    OUT last_load_relations_skipped int8,
-    OUT last_load_seconds float8,
+    OUT start_load_started timestamptz,
+    OUT start_load_finished timestamptz,
+    OUT start_load_shared_blocks int8,
+    OUT start_load_os_blocks int8,
+    OUT start_load_relations_skipped int8,
+    OUT start_load_seconds float8,
+    OUT follow_load_started timestamptz,
+    OUT follow_load_finished timestamptz,
+    OUT follow_load_shared_blocks int8,
+    OUT follow_load_os_blocks int8,
+    OUT follow_load_relations_skipped int8,
+    OUT follow_load_seconds float8,
     OUT snapshots_taken int8,
     OUT loads_done int8,
     OUT failures int8,
@@ -1050,7 +1056,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_autowarm_status'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION cachectl.autowarm_status() IS
-    'The autowarm worker of each database: role, state, the last snapshot (rows and bytes of WAL written) and load (8 kB blocks per layer, relations skipped), failures; pg_monitor may call it.';
+    'The autowarm worker of each database: role, state, the last snapshot (rows and bytes of WAL written), the start load and the last follow load (8 kB blocks per layer, relations skipped), failures with the last message; pg_monitor may call it.';
 REVOKE ALL ON FUNCTION cachectl.autowarm_status() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.autowarm_status() TO pg_monitor;
 

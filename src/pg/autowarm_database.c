@@ -14,10 +14,20 @@
  * the leader cancels the current statement (SIGINT) when a reload turns
  * autowarm off.  The worker leaves its database, between two transactions,
  * when another session needs it to itself (DROP DATABASE and the like wait
- * a few seconds for the others to go); the leader comes back 10 s later.  An ERROR ends the worker, recorded in the status slot; the
- * leader relaunches it after a delay, and the slot remembers that the start
- * load was done and when the last snapshot was taken, so a relaunch neither
- * loads again nor snapshots early.
+ * a few seconds for the others to go) or the leader asks it to (a DROP
+ * DATABASE, connections disallowed); the leader comes back 10 s later.  A
+ * reload that changes cachectl.autowarm_role ends it, and the leader
+ * relaunches it at once as the new role.  Every ERROR or FATAL that ends
+ * it, at connection included (a role that may not log in), is counted in
+ * the status slot (emit_log_hook); the leader relaunches it after a delay,
+ * and the slot remembers that the start load was done and when the last
+ * snapshot was taken, so a relaunch neither loads again nor snapshots
+ * early.  A crash restart wipes the slot: autowarm_start_marker.c keeps a
+ * start load that crashed the server from running again at once.  Its own
+ * writes commit with synchronous_commit = local (a shutdown never waits for
+ * a synchronous standby), and a primary that is read-only for now
+ * (default_transaction_read_only, as pg_auto_failover sets after a
+ * failover) is waited for, not counted as a failure.
  */
 #include "postgres.h"
 
@@ -48,6 +58,7 @@
 #include <signal.h>
 
 #include "autowarm_settings.h"
+#include "autowarm_start_marker.h"
 #include "autowarm_worker.h"
 
 /* How often a following standby looks for a newer snapshot. */
@@ -59,6 +70,10 @@ static volatile sig_atomic_t shutdown_requested = false;
 static AutowarmDatabase *my_slot = NULL;
 static bool ended_cleanly = false;
 static bool leaving_database = false;	/* DDL waits for this worker to go */
+static bool role_changed = false;	/* a reload named another role: relaunch */
+static char connected_role[NAMEDATALEN];	/* cachectl.autowarm_role as connected */
+static bool read_only_logged = false;
+static emit_log_hook_type previous_emit_log_hook = NULL;
 
 static void
 request_shutdown(SIGNAL_ARGS)
@@ -104,15 +119,42 @@ database_wanted_elsewhere(void)
 bool
 autowarm_should_stop(void)
 {
+	bool		asked_to_leave = false;
+
 	reload_if_asked();
-	if (!leaving_database && OidIsValid(MyDatabaseId) && database_wanted_elsewhere())
+	if (my_slot != NULL)
+	{
+		SpinLockAcquire(&autowarm_shared->mutex);
+		asked_to_leave = my_slot->leave_requested;
+		SpinLockRelease(&autowarm_shared->mutex);
+	}
+	if (!leaving_database && OidIsValid(MyDatabaseId) && (asked_to_leave || database_wanted_elsewhere()))
 	{
 		ereport(LOG,
-				(errmsg("pg_cachectl autowarm: leaving database \"%s\": another session needs it to itself",
-						my_slot ? my_slot->database_name : "?")));
+				(errmsg("pg_cachectl autowarm: leaving database \"%s\": %s",
+						my_slot ? my_slot->database_name : "?",
+						asked_to_leave ? "it is being dropped or closed to connections"
+						: "another session needs it to itself")));
 		leaving_database = true;
 	}
-	return shutdown_requested || leaving_database || !cachectl_autowarm_setting;
+	if (!role_changed && strcmp(connected_role, cachectl_autowarm_role_setting) != 0)
+	{
+		ereport(LOG,
+				(errmsg("pg_cachectl autowarm: cachectl.autowarm_role changed; reconnecting to database \"%s\" as the new role",
+						my_slot ? my_slot->database_name : "?")));
+		role_changed = true;
+	}
+	return shutdown_requested || leaving_database || role_changed || !cachectl_autowarm_setting;
+}
+
+/* Every ERROR and FATAL this worker reports, as it reports it: the status counts them all. */
+static void
+count_reported_failure(ErrorData *error)
+{
+	if (previous_emit_log_hook)
+		previous_emit_log_hook(error);
+	if (error->elevel >= ERROR && my_slot != NULL && error->message != NULL)
+		autowarm_record_error(my_slot, error->message);
 }
 
 /* On any exit: no worker runs for the slot; an unclean exit is a failure. */
@@ -141,7 +183,7 @@ extension_installed(void)
 
 /* One snapshot of the whole database under the label, and its cost. */
 static void
-record_snapshot(AutowarmDatabase *slot, const char *why)
+record_snapshot_now(AutowarmDatabase *slot, const char *why)
 {
 	Oid			types[1] = {TEXTOID};
 	Datum		values[1];
@@ -191,6 +233,8 @@ record_snapshot(AutowarmDatabase *slot, const char *why)
 					slot->snapshot_wal_bytes = wal_bytes;
 					slot->snapshot_seconds = (double) (finished - started) / USECS_PER_SEC;
 					slot->snapshots_taken++);
+	/* a newer snapshot: the next server start loads it, whatever the last start load did */
+	autowarm_start_marker_clear(MyDatabaseId);
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: recorded cache snapshot \"%s\" of database \"%s\": "
 					INT64_FORMAT " relations, " INT64_FORMAT " shared and " INT64_FORMAT " OS blocks; "
@@ -199,6 +243,51 @@ record_snapshot(AutowarmDatabase *slot, const char *why)
 					relations, shared_blocks, os_blocks, rows_written, wal_bytes,
 					(double) (finished - started) / USECS_PER_SEC)));
 	pgstat_report_activity(STATE_IDLE, NULL);
+}
+
+/*
+ * A snapshot, unless the primary may not write yet: then false, and the
+ * next round tries again (not a failure).  Checked before, and caught
+ * during, for a primary made read-only meanwhile.
+ */
+static bool
+record_snapshot(AutowarmDatabase *slot, const char *why)
+{
+	MemoryContext caller_context = CurrentMemoryContext;
+	bool		recorded = true;
+
+	if (DefaultXactReadOnly)
+		recorded = false;
+	else
+	{
+		PG_TRY();
+		{
+			record_snapshot_now(slot, why);
+		}
+		PG_CATCH();
+		{
+			ErrorData  *error;
+
+			MemoryContextSwitchTo(caller_context);
+			error = CopyErrorData();
+			if (error->sqlerrcode != ERRCODE_READ_ONLY_SQL_TRANSACTION)
+				PG_RE_THROW();
+			FlushErrorState();
+			AbortCurrentTransaction();
+			FreeErrorData(error);
+			recorded = false;
+		}
+		PG_END_TRY();
+	}
+	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
+	pgstat_report_activity(STATE_IDLE, NULL);
+	if (!recorded && !read_only_logged)
+		ereport(LOG,
+				(errmsg("pg_cachectl autowarm: database \"%s\" is read-only for now; the snapshot waits until it may write",
+						slot->database_name),
+				 errdetail("default_transaction_read_only is on (a failover manager sets it until the new primary is confirmed).")));
+	read_only_logged = !recorded;
+	return recorded;
 }
 
 /* Has replay brought rows other than those the last load saw? */
@@ -215,10 +304,39 @@ newer_snapshot_replayed(AutowarmDatabase *slot)
 	return newer;
 }
 
+/* When the next snapshot is due: the last one (or the worker's start) plus the interval as set now. */
 static TimestampTz
-after_interval(TimestampTz from)
+snapshot_due(TimestampTz last)
 {
-	return TimestampTzPlusMilliseconds(from, (int64) cachectl_autowarm_interval_setting * 1000);
+	return TimestampTzPlusMilliseconds(last, (int64) cachectl_autowarm_interval_setting * 1000);
+}
+
+/* The start load, unless it crashed the server before (autowarm_start_marker.c). */
+static bool
+start_load(AutowarmDatabase *slot, bool standby)
+{
+	char		why_not[AUTOWARM_ERROR_LENGTH];
+	bool		done;
+
+	if (!autowarm_start_marker_begin(MyDatabaseId, why_not, sizeof(why_not)))
+	{
+		ereport(LOG,
+				(errmsg("pg_cachectl autowarm: not loading cache snapshot \"%s\" into database \"%s\": %s",
+						cachectl_autowarm_label_setting, slot->database_name, why_not)));
+		autowarm_record_error(slot, why_not);
+		return true;
+	}
+
+	/*
+	 * Only a load that ran to the end is done.  One stopped between two
+	 * chunks (autowarm off, shutdown) is not, exactly as one cancelled within
+	 * a chunk: the next worker loads again, and the shutdown snapshot does
+	 * not record the half-warm cache over the snapshot that was being
+	 * loaded.  Either way it did not crash: the marker goes.
+	 */
+	done = autowarm_load(slot, false, true, standby ? "standby start" : "server start");
+	autowarm_start_marker_clear(MyDatabaseId);
+	return done;
 }
 
 static void
@@ -227,7 +345,6 @@ run_worker(AutowarmDatabase *slot)
 	bool		standby = RecoveryInProgress();
 	bool		start_load_done;
 	TimestampTz last_snapshot;
-	TimestampTz next_snapshot;
 	TimestampTz next_poll = 0;
 
 	SpinLockAcquire(&autowarm_shared->mutex);
@@ -238,17 +355,11 @@ run_worker(AutowarmDatabase *slot)
 
 	if (!start_load_done)
 	{
-		/*
-		 * Only a load that ran to the end is done.  One stopped between two
-		 * chunks (autowarm off, shutdown) is not, exactly as one cancelled
-		 * within a chunk: the next worker loads again, and the shutdown
-		 * snapshot below does not record the half-warm cache over the
-		 * snapshot that was being loaded.
-		 */
-		start_load_done = autowarm_load(slot, false, standby ? "standby start" : "server start");
+		start_load_done = start_load(slot, standby);
 		AUTOWARM_UPDATE(slot, slot->start_load_done = start_load_done);
 	}
-	next_snapshot = after_interval(last_snapshot != 0 ? last_snapshot : GetCurrentTimestamp());
+	if (last_snapshot == 0)
+		last_snapshot = GetCurrentTimestamp();
 
 	for (;;)
 	{
@@ -266,7 +377,7 @@ run_worker(AutowarmDatabase *slot)
 				next_poll = TimestampTzPlusMilliseconds(now, FOLLOW_POLL_MILLISECONDS);
 				if (newer_snapshot_replayed(slot))
 				{
-					autowarm_load(slot, true, "newer snapshot replayed");
+					autowarm_load(slot, true, false, "newer snapshot replayed");
 					AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_FOLLOWING);
 				}
 			}
@@ -280,14 +391,17 @@ run_worker(AutowarmDatabase *slot)
 								slot->database_name)));
 				standby = false;
 				AUTOWARM_UPDATE(slot, slot->standby = false);
-				next_snapshot = after_interval(now);
+				last_snapshot = now;
 			}
 			AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
-			if (cachectl_autowarm_interval_setting > 0 && now >= next_snapshot)
+			/* due from the interval as set now: a reload that shortens it takes effect at once */
+			if (cachectl_autowarm_interval_setting > 0 && now >= snapshot_due(last_snapshot))
 			{
-				record_snapshot(slot, "interval");
-				AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
-				next_snapshot = after_interval(GetCurrentTimestamp());
+				if (record_snapshot(slot, "interval"))
+					last_snapshot = GetCurrentTimestamp();
+				else
+					last_snapshot = now - (int64) cachectl_autowarm_interval_setting * USECS_PER_SEC
+						+ 5 * USECS_PER_SEC;	/* read-only: again in 5 s */
 			}
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
@@ -297,39 +411,48 @@ run_worker(AutowarmDatabase *slot)
 
 	/* a clean shutdown of a primary: its cache as it is now (once warmed) */
 	if (shutdown_requested && !leaving_database && cachectl_autowarm_setting && !RecoveryInProgress() && start_load_done)
-		record_snapshot(slot, "shutdown");
+		(void) record_snapshot(slot, "shutdown");
 	if (!cachectl_autowarm_setting)
 		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_DISABLED);
-	else if (leaving_database)
-		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_STARTING);	/* the leader comes back */
+	else if (leaving_database || role_changed)
+		AUTOWARM_UPDATE(slot,
+						slot->phase = AUTOWARM_STARTING;	/* the leader comes back */
+						slot->relaunch_now = role_changed && !leaving_database);
 }
 
 void
 pg_cachectl_autowarm_database_main(Datum main_arg)
 {
 	Oid			database = DatumGetObjectId(main_arg);
-	char		name[NAMEDATALEN];
+	unsigned int role = InvalidOid;
+	int			role_name_at = 0;
 	AutowarmDatabase *slot;
 	MemoryContext worker_context;
 
-	strlcpy(name, MyBgworkerEntry->bgw_extra, NAMEDATALEN);
+	/* "<role oid> <the setting that named it>" (autowarm_leader.c) */
+	if (sscanf(MyBgworkerEntry->bgw_extra, "%u %n", &role, &role_name_at) < 1)
+		elog(ERROR, "pg_cachectl autowarm worker launched without its role");
+	strlcpy(connected_role, MyBgworkerEntry->bgw_extra + role_name_at, sizeof(connected_role));
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, request_shutdown);
 	BackgroundWorkerUnblockSignals();
 
-	slot = autowarm_slot_for(database, name);
+	slot = autowarm_slot_find(database);
 	if (slot == NULL)
-		proc_exit(0);			/* every slot taken: the leader warned */
+		proc_exit(0);			/* the leader released it meanwhile (database dropped) */
 	my_slot = slot;
 	AUTOWARM_UPDATE(slot,
 					slot->pid = MyProcPid;
 					slot->phase = AUTOWARM_STARTING);
 	before_shmem_exit(leave_slot, 0);
+	previous_emit_log_hook = emit_log_hook;
+	emit_log_hook = count_reported_failure;
 
-	BackgroundWorkerInitializeConnection(name,
-										 cachectl_autowarm_role_setting[0] != '\0' ? cachectl_autowarm_role_setting : NULL,
-										 0);
+	/* by OID: a database renamed keeps its worker, one made with the old name gets its own */
+	BackgroundWorkerInitializeConnectionByOid(database, (Oid) role, 0);
 	pgstat_report_appname("pg_cachectl autowarm");
+	/* the worker's own commits never wait for a synchronous standby (nor hold a shutdown) */
+	SetConfigOption("synchronous_commit", "local", PGC_SUSET, PGC_S_OVERRIDE);
 	if (!extension_installed())
 	{
 		/* nothing to do here; the leader asks again later */
@@ -367,9 +490,8 @@ pg_cachectl_autowarm_database_main(Datum main_arg)
 			autowarm_record_error(slot, error->message);
 			proc_exit(1);
 		}
-		/* what ended it, for the status view; then the error ends the worker */
+		/* the error ends the worker; count_reported_failure records it as it is reported */
 		autowarm_load_abandon(slot);
-		autowarm_record_error(slot, error->message);
 		PG_RE_THROW();
 	}
 	PG_END_TRY();

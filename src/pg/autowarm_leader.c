@@ -6,9 +6,15 @@
  * leader connects to none: it reads pg_database (a shared catalog) every
  * ten seconds, launches a worker for each database that has none, and
  * relaunches one that ended on an error after AUTOWARM_RETRY_SECONDS (never
- * in a tight loop).  A database without the extension is asked again every
- * AUTOWARM_PROBE_SECONDS.  With cachectl.autowarm off it launches nothing
- * and cancels what its workers are doing (they then end by themselves).
+ * in a tight loop).  Databases are known by OID: a worker connects by OID
+ * as the role cachectl.autowarm_role names (resolved here, in pg_authid,
+ * another shared catalog), and a rename only changes the name the status
+ * shows.  A database stays watched while a worker it started runs, even
+ * once dropped or closed to connections (that worker is asked to leave):
+ * never two workers in one database.  A database without the extension is
+ * asked again every AUTOWARM_PROBE_SECONDS.  With cachectl.autowarm off it
+ * launches nothing and cancels what its workers are doing (they then end
+ * by themselves).
  */
 #include "postgres.h"
 
@@ -18,6 +24,7 @@
 #include "access/tableam.h"
 #include "access/xact.h"
 #include "catalog/pg_database.h"
+#include "utils/acl.h"
 #include "miscadmin.h"
 #include "postmaster/bgworker.h"
 #include "postmaster/interrupt.h"
@@ -49,6 +56,7 @@ typedef struct WatchedDatabase
 	BackgroundWorkerHandle *worker;
 	TimestampTz next_launch;
 	bool		still_exists;
+	bool		allows_connections;
 } WatchedDatabase;
 
 static WatchedDatabase watched[AUTOWARM_MAX_DATABASES];
@@ -83,6 +91,28 @@ watched_database(Oid database)
 	return NULL;
 }
 
+/* The name a database has now, in its slot too (the status shows it). */
+static void
+rename_watched(WatchedDatabase *known, const char *name)
+{
+	AutowarmDatabase *slot;
+
+	if (strcmp(known->name, name) == 0)
+		return;
+	strlcpy(known->name, name, NAMEDATALEN);
+	slot = autowarm_slot_find(known->database);
+	if (slot != NULL)
+		AUTOWARM_UPDATE(slot, strlcpy(slot->database_name, name, NAMEDATALEN));
+}
+
+static bool
+worker_running(WatchedDatabase *db)
+{
+	pid_t		pid;
+
+	return db->worker != NULL && GetBackgroundWorkerPid(db->worker, &pid) != BGWH_STOPPED;
+}
+
 /* Which databases exist now (those that accept connections, templates aside). */
 static void
 scan_databases(void)
@@ -103,13 +133,13 @@ scan_databases(void)
 	while ((tuple = heap_getnext(scan, ForwardScanDirection)) != NULL)
 	{
 		Form_pg_database row = (Form_pg_database) GETSTRUCT(tuple);
-		WatchedDatabase *known;
+		bool		allows_connections = row->datallowconn && !row->datistemplate;
+		WatchedDatabase *known = watched_database(row->oid);
 
-		if (!row->datallowconn || row->datistemplate)
-			continue;
-		known = watched_database(row->oid);
 		if (known == NULL)
 		{
+			if (!allows_connections)
+				continue;
 			if (watched_count == AUTOWARM_MAX_DATABASES)
 			{
 				if (!warned_full)
@@ -124,30 +154,79 @@ scan_databases(void)
 			known->database = row->oid;
 			strlcpy(known->name, NameStr(row->datname), NAMEDATALEN);
 		}
+		rename_watched(known, NameStr(row->datname));
 		known->still_exists = true;
+		known->allows_connections = allows_connections;
 	}
 	table_endscan(scan);
 	table_close(pg_database, AccessShareLock);
 	PopActiveSnapshot();
 	CommitTransactionCommand();
 
-	/* forget the dropped ones (their worker, if any, ended with its database) */
+	/*
+	 * A database dropped or closed to connections: its worker (if one still
+	 * runs) is asked to leave, and the database is forgotten once it has.
+	 */
 	for (int i = 0; i < watched_count;)
 	{
-		if (watched[i].still_exists)
+		if (watched[i].still_exists && watched[i].allows_connections)
 		{
 			i++;
 			continue;
 		}
+		if (worker_running(&watched[i]))
+		{
+			(void) autowarm_ask_to_leave(watched[i].database);
+			i++;
+			continue;
+		}
+		if (watched[i].worker != NULL)
+			pfree(watched[i].worker);
 		autowarm_slot_release(watched[i].database);
 		watched[i] = watched[--watched_count];
 	}
+}
+
+/* The role cachectl.autowarm_role names (InvalidOid: the bootstrap superuser); false if none has that name. */
+static bool
+autowarm_role(Oid *role)
+{
+	*role = InvalidOid;
+	if (cachectl_autowarm_role_setting[0] == '\0')
+		return true;
+	SetCurrentStatementStartTimestamp();
+	StartTransactionCommand();
+	*role = get_role_oid(cachectl_autowarm_role_setting, true);
+	CommitTransactionCommand();
+	return OidIsValid(*role);
 }
 
 static void
 launch_worker(WatchedDatabase *db)
 {
 	BackgroundWorker worker;
+	AutowarmDatabase *slot = autowarm_slot_for(db->database, db->name);
+	Oid			role;
+
+	db->next_launch = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), AUTOWARM_RETRY_SECONDS * 1000);
+	if (slot == NULL)
+		return;					/* every slot taken: the scan warned */
+	if (!autowarm_role(&role))
+	{
+		char		message[AUTOWARM_ERROR_LENGTH];
+
+		snprintf(message, sizeof(message), "role \"%s\" (cachectl.autowarm_role) does not exist",
+				 cachectl_autowarm_role_setting);
+		autowarm_record_error(slot, message);
+		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_FAILED);
+		ereport(LOG,
+				(errmsg("pg_cachectl autowarm could not start a worker for database \"%s\": %s", db->name, message)));
+		return;
+	}
+	AUTOWARM_UPDATE(slot,
+					slot->leave_requested = false;
+					slot->relaunch_now = false;
+					slot->phase = AUTOWARM_STARTING);
 
 	memset(&worker, 0, sizeof(worker));
 	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
@@ -158,13 +237,13 @@ launch_worker(WatchedDatabase *db)
 	snprintf(worker.bgw_name, sizeof(worker.bgw_name), "pg_cachectl autowarm %s", db->name);
 	snprintf(worker.bgw_type, sizeof(worker.bgw_type), "pg_cachectl autowarm");
 	worker.bgw_main_arg = ObjectIdGetDatum(db->database);
-	strlcpy(worker.bgw_extra, db->name, sizeof(worker.bgw_extra));
+	/* the role as an OID and as the setting named it (a reload that changes it relaunches) */
+	snprintf(worker.bgw_extra, sizeof(worker.bgw_extra), "%u %s", role, cachectl_autowarm_role_setting);
 	worker.bgw_notify_pid = MyProcPid;
 	if (!RegisterDynamicBackgroundWorker(&worker, &db->worker))
 	{
 		/* every max_worker_processes slot is taken: try again later */
 		db->worker = NULL;
-		db->next_launch = TimestampTzPlusMilliseconds(GetCurrentTimestamp(), AUTOWARM_RETRY_SECONDS * 1000);
 		ereport(LOG,
 				(errmsg("pg_cachectl autowarm could not start a worker for database \"%s\"", db->name),
 				 errhint("Raise max_worker_processes: autowarm needs one worker per database and its leader.")));
@@ -182,8 +261,8 @@ after_worker_ended(WatchedDatabase *db, TimestampTz now)
 	db->worker = NULL;
 	if (slot == NULL)
 		delay = AUTOWARM_PROBE_SECONDS; /* the database has no pg_cachectl */
-	else if (slot->phase == AUTOWARM_DISABLED)
-		delay = 0;				/* it ended because autowarm was off; it is on again */
+	else if (slot->phase == AUTOWARM_DISABLED || slot->relaunch_now)
+		delay = 0;				/* autowarm is on again, or the role changed */
 	db->next_launch = TimestampTzPlusMilliseconds(now, delay * 1000);
 }
 
@@ -212,15 +291,13 @@ pg_cachectl_autowarm_leader_main(Datum main_arg)
 	TimestampTz next_scan = 0;
 	bool		was_on = false;
 
+	/* a shutdown is a clean stop between two rounds: no FATAL in the log */
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, die);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
-	SpinLockAcquire(&autowarm_shared->mutex);
-	autowarm_shared->leader_pid = MyProcPid;
-	SpinLockRelease(&autowarm_shared->mutex);
 
-	for (;;)
+	while (!ShutdownRequestPending)
 	{
 		TimestampTz now;
 
@@ -250,16 +327,15 @@ pg_cachectl_autowarm_leader_main(Datum main_arg)
 			for (int i = 0; i < watched_count; i++)
 			{
 				WatchedDatabase *db = &watched[i];
-				pid_t		pid;
 
-				if (db->worker != NULL &&
-					GetBackgroundWorkerPid(db->worker, &pid) == BGWH_STOPPED)
+				if (db->worker != NULL && !worker_running(db))
 					after_worker_ended(db, now);
-				if (db->worker == NULL && now >= db->next_launch)
+				if (db->worker == NULL && db->still_exists && db->allows_connections && now >= db->next_launch)
 					launch_worker(db);
 			}
 		}
 		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 1000, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
 	}
+	proc_exit(0);
 }

@@ -11,7 +11,10 @@
  * page cache by then), the smallest relations first; the snapshot's blocks
  * in shared buffers fill at most cachectl.prewarm_max_share of the pool,
  * those an earlier load left there included (a standby's own readers keep
- * the rest).
+ * the rest).  cachectl.autowarm_max_mb_per_sec paces the whole load, not
+ * each call: a label of 35,000 one-block runs once went at four times the
+ * rate, each call throttling only itself.  The label is read once per load,
+ * so a reload that changes it meanwhile does not mix two snapshots.
  */
 #include "postgres.h"
 
@@ -21,14 +24,17 @@
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/bufmgr.h"
+#include "storage/latch.h"
 #include "utils/builtins.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 #include "utils/timestamp.h"
+#include "utils/wait_event.h"
 
 #include <math.h>
 
 #include "autowarm_settings.h"
+#include "autowarm_start_marker.h"
 #include "autowarm_worker.h"
 #include "cachectl.h"
 
@@ -85,10 +91,10 @@ text_column(HeapTuple row, TupleDesc desc, int column, MemoryContext into)
 
 /* Inside a transaction with SPI connected: count and newest taken_at of the label. */
 static void
-fingerprint_now(char *fingerprint, size_t size)
+fingerprint_now(const char *label, char *fingerprint, size_t size)
 {
 	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(cachectl_autowarm_label_setting)};
+	Datum		values[1] = {CStringGetTextDatum(label)};
 	char	   *value;
 
 	if (SPI_execute_with_args("SELECT pg_catalog.count(*)::pg_catalog.text OPERATOR(pg_catalog.||) '/' "
@@ -106,11 +112,11 @@ void
 autowarm_snapshot_fingerprint(char *fingerprint, size_t size)
 {
 	begin_statement_transaction();
-	fingerprint_now(fingerprint, size);
+	fingerprint_now(cachectl_autowarm_label_setting, fingerprint, size);
 	end_statement_transaction();
 }
 
-/* The rate argument of restore_plan() and prewarm_runs(): NULL for no limit. */
+/* The rate argument of restore_plan() (its chunk sizes): NULL for no limit. */
 static void
 rate_argument(Datum *value, char *null)
 {
@@ -118,12 +124,60 @@ rate_argument(Datum *value, char *null)
 	*null = cachectl_autowarm_max_mb_per_sec_setting > 0 ? ' ' : 'n';
 }
 
+/*
+ * The load's pace: bytes asked for since origin, at the rate in force then.
+ * A reload that changes the rate starts a new origin.
+ */
+typedef struct LoadPace
+{
+	double		rate_mb_per_sec;
+	TimestampTz origin;
+	int64		bytes;
+} LoadPace;
+
+/*
+ * After a chunk of blocks: waits until the rate allows the next, waking at
+ * least every 250 ms (and at once on a signal) to see whether the worker
+ * should stop.  False when it should.
+ */
+static bool
+pace_load(LoadPace *pace, int64 blocks)
+{
+	pace->bytes += blocks * BLCKSZ;
+	for (;;)
+	{
+		TimestampTz now;
+		TimestampTz due;
+
+		CHECK_FOR_INTERRUPTS();
+		if (autowarm_should_stop())
+			return false;
+		now = GetCurrentTimestamp();
+		if (cachectl_autowarm_max_mb_per_sec_setting != pace->rate_mb_per_sec)
+		{
+			pace->rate_mb_per_sec = cachectl_autowarm_max_mb_per_sec_setting;
+			pace->origin = now;
+			pace->bytes = 0;
+			return true;
+		}
+		if (pace->rate_mb_per_sec <= 0)
+			return true;
+		due = pace->origin +
+			(TimestampTz) ((double) pace->bytes / (pace->rate_mb_per_sec * 1024.0 * 1024.0) * USECS_PER_SEC);
+		if (now >= due)
+			return true;
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH,
+						 Min((due - now) / 1000 + 1, 250), PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+}
+
 /* Inside the plan's transaction: the blocks the label has in shared buffers. */
 static int64
-recorded_shared_blocks(void)
+recorded_shared_blocks(const char *label)
 {
 	Oid			types[1] = {TEXTOID};
-	Datum		values[1] = {CStringGetTextDatum(cachectl_autowarm_label_setting)};
+	Datum		values[1] = {CStringGetTextDatum(label)};
 	bool		isnull;
 	Datum		value;
 
@@ -137,8 +191,8 @@ recorded_shared_blocks(void)
 
 /* The plan, in load_context; returns its chunk count (0 when the label has no rows). */
 static int
-plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, char *fingerprint,
-		  int64 *recorded_shared)
+plan_load(const char *label, bool missing_only, MemoryContext load_context, PlannedChunk **chunks,
+		  char *fingerprint, int64 *recorded_shared)
 {
 	Oid			types[3] = {TEXTOID, FLOAT8OID, BOOLOID};
 	Datum		values[3];
@@ -146,10 +200,10 @@ plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, 
 	int			count = 0;
 
 	begin_statement_transaction();
-	fingerprint_now(fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
+	fingerprint_now(label, fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
 	if (fingerprint[0] != '\0')
 	{
-		values[0] = CStringGetTextDatum(cachectl_autowarm_label_setting);
+		values[0] = CStringGetTextDatum(label);
 		rate_argument(&values[1], &nulls[1]);
 		values[2] = BoolGetDatum(missing_only);
 		/*
@@ -189,7 +243,7 @@ plan_load(bool missing_only, MemoryContext load_context, PlannedChunk **chunks, 
 			chunk->blocks = isnull ? 0 : DatumGetInt64(value);
 		}
 		if (count > 0)
-			*recorded_shared = recorded_shared_blocks();
+			*recorded_shared = recorded_shared_blocks(label);
 	}
 	end_statement_transaction();
 	return count;
@@ -205,7 +259,7 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 {
 	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, FLOAT8OID};
 	Datum		values[6];
-	char		nulls[7] = "      ";
+	char		nulls[7] = "    n ";	/* no rate: the load paces itself (pace_load) */
 	bool		loaded = true;
 
 	begin_statement_transaction();
@@ -213,7 +267,7 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 	values[1] = CStringGetTextDatum(chunk->fork);
 	values[2] = CStringGetTextDatum(chunk->runs);
 	values[3] = CStringGetTextDatum(chunk->layer);
-	rate_argument(&values[4], &nulls[4]);
+	values[4] = (Datum) 0;
 	PG_TRY();
 	{
 		char		query[512];
@@ -274,12 +328,20 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 	return loaded;
 }
 
+/* Where a load's figures go: the start load's or the last follow load's. */
+static AutowarmLoadFigures *
+figures_of(AutowarmDatabase *slot, bool start)
+{
+	return start ? &slot->start_load : &slot->follow_load;
+}
+
 bool
-autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
+autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char *why)
 {
 	MemoryContext load_context = AllocSetContextCreate(TopMemoryContext, "pg_cachectl autowarm load",
 													   ALLOCSET_DEFAULT_SIZES);
 	MemoryContext caller_context = MemoryContextSwitchTo(load_context);
+	char	   *label = pstrdup(cachectl_autowarm_label_setting);
 	char		fingerprint[AUTOWARM_FINGERPRINT_LENGTH];
 	PlannedChunk *chunks = NULL;
 	int			chunk_count;
@@ -290,13 +352,15 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	int32		relation_numbers = 0;
 	bool	   *relation_gone;
 	bool		stopped = false;
+	LoadPace	pace;
 	TimestampTz started = GetCurrentTimestamp();
 	TimestampTz finished;
 	double		seconds;
+	AutowarmLoadFigures *figures = figures_of(slot, start);
 
 	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_LOADING);
 	pgstat_report_activity(STATE_RUNNING, "pg_cachectl autowarm: loading");
-	chunk_count = plan_load(missing_only, load_context, &chunks, fingerprint, &recorded_shared);
+	chunk_count = plan_load(label, missing_only, load_context, &chunks, fingerprint, &recorded_shared);
 	strlcpy(planned_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH);
 	load_in_progress = true;
 	if (fingerprint[0] == '\0')
@@ -312,10 +376,10 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	}
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: loading cache snapshot \"%s\" into database \"%s\" (%s)",
-					cachectl_autowarm_label_setting, slot->database_name, why)));
+					label, slot->database_name, why)));
 	AUTOWARM_UPDATE(slot,
-					slot->load_started = started;
-					slot->load_finished = 0);
+					memset(figures, 0, sizeof(*figures));
+					figures->started = started);
 
 	/*
 	 * The snapshot's blocks in shared buffers fill at most
@@ -334,6 +398,9 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 		shared_budget -= Max(recorded_shared - planned_shared, 0);
 	relation_gone = palloc0(sizeof(bool) * (relation_numbers + 1));
 
+	pace.rate_mb_per_sec = cachectl_autowarm_max_mb_per_sec_setting;
+	pace.origin = GetCurrentTimestamp();
+	pace.bytes = 0;
 	for (int i = 0; i < chunk_count; i++)
 	{
 		const PlannedChunk *chunk = &chunks[i];
@@ -358,6 +425,12 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 		{
 			relation_gone[chunk->relation_number] = true;
 			counts.relations_skipped++;
+			continue;
+		}
+		if (!pace_load(&pace, chunk->blocks))
+		{
+			stopped = true;
+			break;
 		}
 	}
 
@@ -369,11 +442,11 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 	 * again.
 	 */
 	AUTOWARM_UPDATE(slot,
-					slot->load_finished = finished;
-					slot->load_shared_blocks = counts.shared_blocks;
-					slot->load_os_blocks = counts.os_blocks;
-					slot->load_relations_skipped = counts.relations_skipped;
-					slot->load_seconds = seconds;
+					figures->finished = finished;
+					figures->shared_blocks = counts.shared_blocks;
+					figures->os_blocks = counts.os_blocks;
+					figures->relations_skipped = counts.relations_skipped;
+					figures->seconds = seconds;
 					slot->loads_done++;
 					if (!stopped)
 						strlcpy(slot->loaded_fingerprint, fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
@@ -381,7 +454,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, const char *why)
 			(errmsg("pg_cachectl autowarm: %s cache snapshot \"%s\" into database \"%s\": "
 					INT64_FORMAT " shared and " INT64_FORMAT " OS blocks, " INT64_FORMAT " relations skipped, in %.3f s",
 					stopped ? "stopped loading" : "loaded",
-					cachectl_autowarm_label_setting, slot->database_name,
+					label, slot->database_name,
 					counts.shared_blocks, counts.os_blocks, counts.relations_skipped, seconds)));
 	load_in_progress = false;
 	pgstat_report_activity(STATE_IDLE, NULL);
@@ -398,5 +471,7 @@ autowarm_load_abandon(AutowarmDatabase *slot)
 	AUTOWARM_UPDATE(slot,
 					slot->start_load_done = true;
 					strlcpy(slot->loaded_fingerprint, planned_fingerprint, AUTOWARM_FINGERPRINT_LENGTH));
+	/* an ERROR, recorded, is not a crash: the next server start may try */
+	autowarm_start_marker_clear(MyDatabaseId);
 	load_in_progress = false;
 }

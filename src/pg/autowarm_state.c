@@ -8,6 +8,8 @@
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
+#include "storage/proc.h"
+#include "storage/procarray.h"
 #include "storage/shmem.h"
 
 #include "autowarm_state.h"
@@ -107,6 +109,24 @@ autowarm_record_error(AutowarmDatabase *slot, const char *message)
 					slot->failures++;
 					slot->last_error_at = now;
 					strlcpy(slot->last_error, message, AUTOWARM_ERROR_LENGTH));
+}
+
+int
+autowarm_ask_to_leave(Oid database)
+{
+	AutowarmDatabase *slot = autowarm_slot_find(database);
+	int			pid = 0;
+	PGPROC	   *proc;
+
+	if (slot == NULL)
+		return 0;
+	AUTOWARM_UPDATE(slot,
+					slot->leave_requested = true;
+					pid = slot->pid);
+	proc = pid != 0 ? BackendPidGetProc(pid) : NULL;
+	if (proc != NULL)
+		SetLatch(&proc->procLatch);
+	return pid;
 }
 
 const char *

@@ -24,14 +24,27 @@ typedef enum AutowarmPhase
 	AUTOWARM_FAILED				/* the worker ended on an error; restarted after a delay */
 } AutowarmPhase;
 
+/* What one load did (the start load and the last follow load are kept apart). */
+typedef struct AutowarmLoadFigures
+{
+	TimestampTz started;
+	TimestampTz finished;		/* 0 while it runs */
+	int64		shared_blocks;
+	int64		os_blocks;
+	int64		relations_skipped;
+	double		seconds;
+} AutowarmLoadFigures;
+
 typedef struct AutowarmDatabase
 {
 	bool		in_use;
 	Oid			database;
-	char		database_name[NAMEDATALEN];
+	char		database_name[NAMEDATALEN]; /* as the leader last read it */
 	int			pid;			/* of its worker, 0 when none runs */
 	AutowarmPhase phase;
 	bool		standby;
+	bool		leave_requested;	/* DROP DATABASE, connections disallowed: leave now */
+	bool		relaunch_now;	/* it ended to reconnect as a new role: no delay */
 	bool		start_load_done;	/* survives the worker's restarts, not the server's */
 	/* the label's rows as the last load saw them (count and newest taken_at) */
 	char		loaded_fingerprint[AUTOWARM_FINGERPRINT_LENGTH];
@@ -39,12 +52,8 @@ typedef struct AutowarmDatabase
 	int64		snapshot_rows_written;
 	int64		snapshot_wal_bytes;
 	double		snapshot_seconds;
-	TimestampTz load_started;
-	TimestampTz load_finished;
-	int64		load_shared_blocks;
-	int64		load_os_blocks;
-	int64		load_relations_skipped;
-	double		load_seconds;
+	AutowarmLoadFigures start_load;
+	AutowarmLoadFigures follow_load;
 	int64		snapshots_taken;
 	int64		loads_done;
 	int64		failures;
@@ -55,7 +64,6 @@ typedef struct AutowarmDatabase
 typedef struct AutowarmShared
 {
 	slock_t		mutex;			/* guards every field of every slot */
-	int			leader_pid;
 	AutowarmDatabase databases[AUTOWARM_MAX_DATABASES];
 } AutowarmShared;
 
@@ -78,6 +86,9 @@ extern void autowarm_slot_release(Oid database);
 	} while (0)
 
 extern void autowarm_record_error(AutowarmDatabase *slot, const char *message);
+
+/* Asks the worker of a database to leave it (it wakes at once); its pid, 0 when none runs. */
+extern int	autowarm_ask_to_leave(Oid database);
 extern const char *autowarm_phase_name(AutowarmPhase phase);
 
 #endif							/* PG_CACHECTL_AUTOWARM_STATE_H */

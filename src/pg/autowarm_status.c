@@ -19,7 +19,7 @@
 
 PG_FUNCTION_INFO_V1(pg_cachectl_autowarm_status);
 
-#define AUTOWARM_STATUS_COLUMNS 19
+#define AUTOWARM_STATUS_COLUMNS 25
 
 static Datum
 timestamp_or_null(TimestampTz value, bool *isnull)
@@ -28,13 +28,28 @@ timestamp_or_null(TimestampTz value, bool *isnull)
 	return TimestampTzGetDatum(value);
 }
 
+/* A load's six columns from first on: NULL until it has finished once. */
+static void
+put_load_columns(Datum *values, bool *nulls, int first, const AutowarmLoadFigures *load)
+{
+	bool		finished = load->started != 0 && load->finished != 0;
+
+	values[first] = timestamp_or_null(load->started, &nulls[first]);
+	values[first + 1] = timestamp_or_null(load->finished, &nulls[first + 1]);
+	values[first + 2] = Int64GetDatum(load->shared_blocks);
+	values[first + 3] = Int64GetDatum(load->os_blocks);
+	values[first + 4] = Int64GetDatum(load->relations_skipped);
+	values[first + 5] = Float8GetDatum(load->seconds);
+	for (int i = first + 2; i < first + 6; i++)
+		nulls[i] = !finished;
+}
+
 static void
 put_status_row(ReturnSetInfo *rsinfo, const AutowarmDatabase *db)
 {
 	Datum		values[AUTOWARM_STATUS_COLUMNS];
 	bool		nulls[AUTOWARM_STATUS_COLUMNS] = {0};
 	bool		snapshot_taken = db->snapshots_taken > 0;
-	bool		load_done = db->load_started != 0;
 
 	values[0] = CStringGetTextDatum(db->database_name);
 	values[1] = CStringGetTextDatum(db->standby ? "standby" : "primary");
@@ -46,29 +61,26 @@ put_status_row(ReturnSetInfo *rsinfo, const AutowarmDatabase *db)
 	values[6] = Int64GetDatum(db->snapshot_wal_bytes);
 	values[7] = Float8GetDatum(db->snapshot_seconds);
 	nulls[5] = nulls[6] = nulls[7] = !snapshot_taken;
-	values[8] = timestamp_or_null(db->load_started, &nulls[8]);
-	values[9] = timestamp_or_null(db->load_finished, &nulls[9]);
-	values[10] = Int64GetDatum(db->load_shared_blocks);
-	values[11] = Int64GetDatum(db->load_os_blocks);
-	values[12] = Int64GetDatum(db->load_relations_skipped);
-	values[13] = Float8GetDatum(db->load_seconds);
-	nulls[10] = nulls[11] = nulls[12] = nulls[13] = !load_done || db->load_finished == 0;
-	values[14] = Int64GetDatum(db->snapshots_taken);
-	values[15] = Int64GetDatum(db->loads_done);
-	values[16] = Int64GetDatum(db->failures);
-	values[17] = CStringGetTextDatum(db->last_error);
-	nulls[17] = db->last_error[0] == '\0';
-	values[18] = timestamp_or_null(db->last_error_at, &nulls[18]);
+	put_load_columns(values, nulls, 8, &db->start_load);
+	put_load_columns(values, nulls, 14, &db->follow_load);
+	values[20] = Int64GetDatum(db->snapshots_taken);
+	values[21] = Int64GetDatum(db->loads_done);
+	values[22] = Int64GetDatum(db->failures);
+	values[23] = CStringGetTextDatum(db->last_error);
+	nulls[23] = db->last_error[0] == '\0';
+	values[24] = timestamp_or_null(db->last_error_at, &nulls[24]);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
 /*
  * cachectl.autowarm_status() RETURNS TABLE (database name, role text, state text, pid int4,
  *     last_snapshot_at timestamptz, last_snapshot_rows_written int8, last_snapshot_wal_bytes int8,
- *     last_snapshot_seconds float8, last_load_started timestamptz, last_load_finished timestamptz,
- *     last_load_shared_blocks int8, last_load_os_blocks int8, last_load_relations_skipped int8,
- *     last_load_seconds float8, snapshots_taken int8, loads_done int8, failures int8,
- *     last_error text, last_error_at timestamptz)
+ *     last_snapshot_seconds float8,
+ *     start_load_started timestamptz, start_load_finished timestamptz, start_load_shared_blocks int8,
+ *     start_load_os_blocks int8, start_load_relations_skipped int8, start_load_seconds float8,
+ *     follow_load_started timestamptz, follow_load_finished timestamptz, follow_load_shared_blocks int8,
+ *     follow_load_os_blocks int8, follow_load_relations_skipped int8, follow_load_seconds float8,
+ *     snapshots_taken int8, loads_done int8, failures int8, last_error text, last_error_at timestamptz)
  *
  * A row per database the worker watches, and one for the current database
  * when it has none (state disabled; last_error says why when the worker

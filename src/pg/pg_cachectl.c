@@ -8,6 +8,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "autowarm_drop_database.h"
 #include "autowarm_leader.h"
 #include "autowarm_settings.h"
 #include "autowarm_state.h"
@@ -83,6 +84,7 @@ _PG_init(void)
 	{
 		autowarm_state_request();
 		autowarm_register_leader();
+		autowarm_install_drop_database_hook();
 	}
 	else if (cachectl_autowarm_setting)
 		ereport(WARNING,
