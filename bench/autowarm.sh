@@ -166,10 +166,11 @@ emit_series() {
 }
 t90_text() { if [ "$1" = -1 ]; then echo "never (in $MEASURE_S s)"; else echo "$1 s"; fi; }
 
-# The autowarm status row of the database on a node (psql function given).
+# The autowarm status row of the database on a node (psql function given):
+# the start load's figures ("last load" in the lines below).
 aw_status() {
-    "$1" -c "SELECT role, state, loads_done, snapshots_taken, coalesce(round(last_load_seconds::numeric, 3), 0),
-                    coalesce(last_load_shared_blocks, 0), coalesce(last_load_os_blocks, 0), coalesce(failures, 0)
+    "$1" -c "SELECT role, state, loads_done, snapshots_taken, coalesce(round(start_load_seconds::numeric, 3), 0),
+                    coalesce(start_load_shared_blocks, 0), coalesce(start_load_os_blocks, 0), coalesce(failures, 0)
                FROM cachectl.autowarm_status WHERE database = current_database()"
 }
 # The cache state of the database on a node: MiB in shared buffers, in the OS cache.

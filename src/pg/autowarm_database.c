@@ -73,6 +73,7 @@ static bool leaving_database = false;	/* DDL waits for this worker to go */
 static bool role_changed = false;	/* a reload named another role: relaunch */
 static char connected_role[NAMEDATALEN];	/* cachectl.autowarm_role as connected */
 static bool read_only_logged = false;
+static bool start_load_running = false;	/* its marker is to go at any clean exit */
 static emit_log_hook_type previous_emit_log_hook = NULL;
 
 static void
@@ -161,6 +162,9 @@ count_reported_failure(ErrorData *error)
 static void
 leave_slot(int code, Datum arg)
 {
+	/* an exit that runs this (an ERROR, a cancel, a shutdown) is no crash */
+	if (start_load_running)
+		autowarm_start_marker_clear(MyDatabaseId);
 	if (my_slot == NULL)
 		return;
 	AUTOWARM_UPDATE(my_slot,
@@ -334,8 +338,10 @@ start_load(AutowarmDatabase *slot, bool standby)
 	 * not record the half-warm cache over the snapshot that was being
 	 * loaded.  Either way it did not crash: the marker goes.
 	 */
+	start_load_running = true;
 	done = autowarm_load(slot, false, true, standby ? "standby start" : "server start");
 	autowarm_start_marker_clear(MyDatabaseId);
+	start_load_running = false;
 	return done;
 }
 

@@ -9,9 +9,10 @@
  * and counted; one truncated or rewritten is loaded as it is now.  The OS
  * layer of every relation is loaded first, then shared buffers (from the
  * page cache by then), the smallest relations first; the snapshot's blocks
- * in shared buffers fill at most cachectl.prewarm_max_share of the pool,
+ * in shared buffers fill at most cachectl.autowarm_max_share of the pool,
  * those an earlier load left there included (a standby's own readers keep
- * the rest).  cachectl.autowarm_max_mb_per_sec paces the whole load, not
+ * the rest), each relation the same share of its blocks when they do not
+ * all fit.  cachectl.autowarm_max_mb_per_sec paces the whole load, not
  * each call: a label of 35,000 one-block runs once went at four times the
  * rate, each call throttling only itself.  The label is read once per load,
  * so a reload that changes it meanwhile does not mix two snapshots.
@@ -181,7 +182,7 @@ recorded_shared_blocks(const char *label)
 	bool		isnull;
 	Datum		value;
 
-	if (SPI_execute_with_args("SELECT pg_catalog.least(pg_catalog.sum(s.block_count), 9223372036854775807)::pg_catalog.int8 FROM cachectl.snapshot AS s "
+	if (SPI_execute_with_args("SELECT LEAST(pg_catalog.sum(s.block_count), 9223372036854775807)::pg_catalog.int8 FROM cachectl.snapshot AS s "
 							  "WHERE s.label OPERATOR(pg_catalog.=) $1 AND s.layer OPERATOR(pg_catalog.=) 'shared'",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT || SPI_processed != 1)
 		elog(ERROR, "could not read the autowarm snapshot's rows");
@@ -255,11 +256,11 @@ plan_load(const char *label, bool missing_only, MemoryContext load_context, Plan
  * worker).
  */
 static bool
-load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *counts)
+load_chunk(const PlannedChunk *chunk, int64 keep_blocks, MemoryContext load_context, LoadCounts *counts)
 {
-	Oid			types[5] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, FLOAT8OID};
+	Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, FLOAT8OID, INT8OID};
 	Datum		values[6];
-	char		nulls[7] = "    n ";	/* no rate: the load paces itself (pace_load) */
+	char		nulls[7] = "    nn";	/* no rate: the load paces itself (pace_load) */
 	bool		loaded = true;
 
 	begin_statement_transaction();
@@ -268,9 +269,12 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 	values[2] = CStringGetTextDatum(chunk->runs);
 	values[3] = CStringGetTextDatum(chunk->layer);
 	values[4] = (Datum) 0;
+	values[5] = Int64GetDatum(keep_blocks);
+	if (keep_blocks >= 0)
+		nulls[5] = ' ';
 	PG_TRY();
 	{
-		char		query[512];
+		char		query[1536];
 
 		/*
 		 * The OS layer is advised without waiting for each chunk's reads
@@ -288,11 +292,24 @@ load_chunk(const PlannedChunk *chunk, MemoryContext load_context, LoadCounts *co
 					 "pg_catalog.upper(r) OPERATOR(pg_catalog.-) 1, $5, false) AS p "
 					 "WHERE $4 IS NOT NULL");
 		else
+
+			/*
+			 * The chunk's first $6 blocks when its relation's share of the
+			 * budget ends inside it (all of them when $6 is NULL).
+			 */
 			snprintf(query, sizeof(query),
 					 "SELECT r.shared_blocks_loaded, r.os_blocks_loaded "
-					 "FROM cachectl.prewarm_runs($1::pg_catalog.regclass, $2, $3::pg_catalog.int8multirange, $4, $5, %s) AS r",
+					 "FROM (SELECT COALESCE(pg_catalog.range_agg(CASE WHEN $6 IS NULL OR t.upto OPERATOR(pg_catalog.<=) $6 THEN t.x "
+					 "        ELSE pg_catalog.int8range(pg_catalog.lower(t.x), pg_catalog.upper(t.x) OPERATOR(pg_catalog.-) "
+					 "                                  (t.upto OPERATOR(pg_catalog.-) $6)) END), '{}') AS runs "
+					 "      FROM (SELECT x, CAST(pg_catalog.sum(pg_catalog.upper(x) OPERATOR(pg_catalog.-) pg_catalog.lower(x)) "
+					 "                    OVER (ORDER BY pg_catalog.lower(x)) AS pg_catalog.int8) AS upto "
+					 "              FROM pg_catalog.unnest($3::pg_catalog.int8multirange) AS x) AS t "
+					 "     WHERE $6 IS NULL OR t.upto OPERATOR(pg_catalog.-) "
+					 "           (pg_catalog.upper(t.x) OPERATOR(pg_catalog.-) pg_catalog.lower(t.x)) OPERATOR(pg_catalog.<) $6) AS k, "
+					 "     LATERAL cachectl.prewarm_runs($1::pg_catalog.regclass, $2, k.runs, $4, $5, %s) AS r",
 					 chunk->drop_os_copy ? "true" : "false");
-		if (SPI_execute_with_args(query, 5, types, values, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
+		if (SPI_execute_with_args(query, 6, types, values, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not load an autowarm chunk");
 		else
 		{
@@ -349,6 +366,9 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 	int64		recorded_shared = 0;
 	int64		planned_shared = 0;
 	int64		shared_budget;
+	int64	   *shared_allowed;
+	int64	   *shared_loaded;
+	int64		keep_blocks;
 	int32		relation_numbers = 0;
 	bool	   *relation_gone;
 	bool		stopped = false;
@@ -383,7 +403,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 
 	/*
 	 * The snapshot's blocks in shared buffers fill at most
-	 * cachectl.prewarm_max_share of the pool, counting those already there
+	 * cachectl.autowarm_max_share of the pool, counting those already there
 	 * (a following standby's earlier loads): what the plan leaves out as
 	 * resident is the recorded count less what it loads.
 	 */
@@ -393,10 +413,29 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 		if (chunks[i].layer != NULL && strcmp(chunks[i].layer, "shared") == 0)
 			planned_shared += chunks[i].blocks;
 	}
-	shared_budget = (int64) floor(cachectl_prewarm_max_share_setting * NBuffers);
+	shared_budget = (int64) floor(cachectl_autowarm_max_share_setting * NBuffers);
 	if (missing_only)
 		shared_budget -= Max(recorded_shared - planned_shared, 0);
 	relation_gone = palloc0(sizeof(bool) * (relation_numbers + 1));
+
+	/*
+	 * Every relation gets the same share of what it has to load: a pool too
+	 * small for the whole hot set holds part of each relation, not all of
+	 * the first ones and none of the rest (the smallest-first order gave a
+	 * standby 11 % of pgbench_accounts' hot buffers and all of its index).
+	 */
+	shared_allowed = palloc0(sizeof(int64) * (relation_numbers + 1));
+	shared_loaded = palloc0(sizeof(int64) * (relation_numbers + 1));
+	for (int i = 0; i < chunk_count; i++)
+		if (chunks[i].layer != NULL && strcmp(chunks[i].layer, "shared") == 0)
+			shared_allowed[chunks[i].relation_number] += chunks[i].blocks;
+	if (planned_shared > Max(shared_budget, 0))
+	{
+		double		share = (double) Max(shared_budget, 0) / planned_shared;
+
+		for (int r = 0; r <= relation_numbers; r++)
+			shared_allowed[r] = (int64) floor(shared_allowed[r] * share);
+	}
 
 	pace.rate_mb_per_sec = cachectl_autowarm_max_mb_per_sec_setting;
 	pace.origin = GetCurrentTimestamp();
@@ -418,16 +457,24 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 		}
 		if (chunk->fork == NULL || relation_gone[chunk->relation_number])
 			continue;
-		/* a chunk that would go past the budget is left out whole */
-		if (strcmp(chunk->layer, "shared") == 0 && counts.shared_blocks + chunk->blocks > shared_budget)
-			continue;
-		if (!load_chunk(chunk, load_context, &counts))
+		keep_blocks = -1;
+		if (strcmp(chunk->layer, "shared") == 0)
+		{
+			int64		left = shared_allowed[chunk->relation_number] - shared_loaded[chunk->relation_number];
+
+			if (left <= 0)
+				continue;
+			if (chunk->blocks > left)
+				keep_blocks = left;
+			shared_loaded[chunk->relation_number] += Min(chunk->blocks, left);
+		}
+		if (!load_chunk(chunk, keep_blocks, load_context, &counts))
 		{
 			relation_gone[chunk->relation_number] = true;
 			counts.relations_skipped++;
 			continue;
 		}
-		if (!pace_load(&pace, chunk->blocks))
+		if (!pace_load(&pace, keep_blocks >= 0 ? keep_blocks : chunk->blocks))
 		{
 			stopped = true;
 			break;

@@ -13,6 +13,7 @@ bool		cachectl_autowarm_setting = false;
 int			cachectl_autowarm_interval_setting = 300;
 char	   *cachectl_autowarm_label_setting = NULL;
 double		cachectl_autowarm_max_mb_per_sec_setting = 0;
+double		cachectl_autowarm_max_share_setting = 0.9;
 bool		cachectl_autowarm_follow_setting = true;
 char	   *cachectl_autowarm_role_setting = NULL;
 
@@ -63,6 +64,20 @@ autowarm_define_settings(void)
 							 "0 sets no limit.",
 							 &cachectl_autowarm_max_mb_per_sec_setting,
 							 0, 0, 1e6,
+							 PGC_SIGHUP,
+							 0,
+							 NULL, NULL, NULL);
+
+	/*
+	 * 0.9, not prewarm_max_share's 0.5: a standby that is to take over should
+	 * hold as much of the primary's hot set as its pool allows; a tenth is
+	 * left to its own readers (and to what replay reads).
+	 */
+	DefineCustomRealVariable("cachectl.autowarm_max_share",
+							 "The largest share of shared_buffers a snapshot's blocks fill after an autowarm load.",
+							 "Those an earlier load left there count; when the snapshot does not fit, every relation gets the same share of its blocks.",
+							 &cachectl_autowarm_max_share_setting,
+							 0.9, 0.0, 1.0,
 							 PGC_SIGHUP,
 							 0,
 							 NULL, NULL, NULL);

@@ -103,6 +103,9 @@ $standby->poll_query_until('postgres',
   or diag('the standby is not following');
 is(autowarm_state($standby, 'state'), 'following', 'then it follows');
 
+my $start_load = autowarm_state($standby, 'start_load_shared_blocks');
+cmp_ok($start_load, '>', 0, "the start load's figures: $start_load shared blocks");
+
 # ---- following: a newer snapshot replayed is loaded, only what is missing ----
 my $loads = autowarm_state($standby, 'loads_done');
 my $second_part = read_through_index($primary, 'hot_t', 20001, 23000);
@@ -123,7 +126,9 @@ for (my $waited = 0; $waited < 20 * $interval; $waited++)
 	usleep(100_000);
 }
 cmp_ok($followed_share, '>=', 0.95, sprintf('%.1f %% of the newer snapshot\'s hot set is in the standby\'s shared buffers', 100 * $followed_share));
-my $follow_load = autowarm_state($standby, 'last_load_shared_blocks');
+my $follow_load = autowarm_state($standby, 'follow_load_shared_blocks');
+is(autowarm_state($standby, 'start_load_shared_blocks'), $start_load,
+	'the follow load kept the start load\'s figures apart (they once were overwritten by the first follow)');
 cmp_ok($follow_load, '<', $hot_blocks / 2,
 	"that load read $follow_load shared blocks: what was missing (the second part: $second_part heap blocks and index pages), not the hot set's $hot_blocks");
 is(autowarm_state($standby, 'snapshots_taken'), '0', 'the standby\'s worker took no snapshot');
