@@ -271,23 +271,55 @@ for my $database (qw(postgres app))
 	}
 }
 # The autowarm worker's series equal its status view within a few scrapes
-# (idle between two snapshots, so that the state label is stable).
+# (idle between two snapshots).  Only the database labels them: a series
+# keeps its identity when the state changes.  Its first snapshot comes up to
+# 10 s after CREATE EXTENSION (the leader's next look) and one interval.
+ok(poll_until(40, sub { $node->safe_psql('postgres',
+	'SELECT snapshots_taken >= 1 FROM cachectl.autowarm_status WHERE database = current_database()') eq 't' }),
+	'the worker of postgres took a snapshot');
 for my $metric (
 	[qw(pg_cachectl_autowarm_snapshots_total snapshots_taken)],
 	[qw(pg_cachectl_autowarm_failures_total failures)],
 	[qw(pg_cachectl_autowarm_worker_running), '(pid IS NOT NULL)::int'],
+	[qw(pg_cachectl_autowarm_standby), q{(role = 'standby')::int}],
 	[qw(pg_cachectl_autowarm_last_snapshot_wal_bytes last_snapshot_wal_bytes)],
+	[qw(pg_cachectl_autowarm_start_load_shared_bytes), q{start_load_shared_blocks * current_setting('block_size')::int8}],
+	[qw(pg_cachectl_autowarm_start_load_os_bytes), q{start_load_os_blocks * current_setting('block_size')::int8}],
+	[qw(pg_cachectl_autowarm_start_load_relations_skipped start_load_relations_skipped)],
 	[   qw(pg_cachectl_autowarm_snapshot_interval_seconds),
 		q{extract(epoch FROM current_setting('cachectl.autowarm_interval')::interval)::float8}
 	])
 {
 	my ($name, $column) = @$metric;
 	series_equal_sql("${name}{database=\"postgres\"}", 'postgres',
-		"SELECT role || '/' || state || '=' || $column FROM cachectl.autowarm_status"
+		"SELECT 'database=postgres=' || COALESCE(($column)::text, 'NaN') FROM cachectl.autowarm_status"
 		  . " WHERE database = current_database() AND state = 'idle'",
-		sub { "$_[0]{role}/$_[0]{state}" }, "$name equals autowarm_status.$column (labels role and state)");
+		sub { join ',', map { "$_=$_[0]{$_}" } grep { !/^(__name__|instance|job|server)$/ } sort keys %{ $_[0] } },
+		"$name equals autowarm_status.$column (its only label: database)");
 }
-my ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total{database="postgres"}') // [] };
+# A primary never follows: the follow load's columns are NULL, and the
+# series say so (postgres_exporter turns NULL into NaN).
+my ($follow) = @{ promql('pg_cachectl_autowarm_follow_load_shared_bytes{database="postgres"}') // [] };
+is($follow ? $follow->{value}[1] : 'absent', 'NaN', 'no follow load on a primary: its series is NaN');
+# The state: one series per state that can be, 1 for the current one.
+my $states_seen;
+my $state_ok = poll_until(
+	15,
+	sub {
+		my $current = $node->safe_psql('postgres',
+			'SELECT state FROM cachectl.autowarm_status WHERE database = current_database()');
+		my @series = @{ promql('pg_cachectl_autowarm_state_active{database="postgres"}') // [] };
+		my @active = map { $_->{metric}{state} } grep { $_->{value}[1] eq '1' } @series;
+		$states_seen = join ' ', sort map { "$_->{metric}{state}=$_->{value}[1]" } @series;
+		return @series == 7 && @active == 1 && $active[0] eq $current && $current eq 'idle';
+	});
+ok($state_ok, 'pg_cachectl_autowarm_state_active: 7 series, the one at 1 is the status\'s state') or diag($states_seen);
+my @labelled = grep { exists $_->{metric}{state} || exists $_->{metric}{role} }
+  @{ promql('{__name__=~"pg_cachectl_autowarm_.+",__name__!="pg_cachectl_autowarm_state_active"}') // [] };
+is(scalar @labelled, 0, 'no other autowarm series carries a state or role label');
+my $taken;
+poll_until(15, sub { ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total{database="postgres"}') // [] };
+	$taken && $taken->{value}[1] >= 1 });
 cmp_ok($taken ? $taken->{value}[1] : 0, '>=', 1, 'the worker took snapshots, counted');
 my ($age) = @{ promql('pg_cachectl_autowarm_last_snapshot_age_seconds{database="postgres"}') // [] };
 cmp_ok($age ? $age->{value}[1] : -1, '<', 10, 'the last snapshot is seconds old');

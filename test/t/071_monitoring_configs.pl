@@ -132,8 +132,8 @@ sub exporter_metrics
 			like($metric, qr/^pg_cachectl_[a-z][a-z0-9_]*[a-z0-9]$/, "$tool: $metric is a lower snake case pg_cachectl_ name");
 			is($usage, $name =~ /_total$/ ? 'COUNTER' : 'GAUGE',
 				"$tool: $metric is " . ($name =~ /_total$/ ? 'a COUNTER (_total)' : 'a GAUGE'));
-			like($metric, qr/_(bytes|seconds|total|relations|running|skipped)$/,
-				"$tool: $metric ends in its unit (bytes, seconds) or what it counts");
+			like($metric, qr/_(bytes|seconds|total|relations|running|skipped|standby|active)$/,
+				"$tool: $metric ends in its unit (bytes, seconds), what it counts, or the 0/1 it flags");
 			unlike($metric, qr/_(kb|mb|gb|kib|mib|blocks|pages|ms|milliseconds)(_|$)/,
 				"$tool: $metric uses base units");
 			push @values, $metric;
@@ -146,7 +146,10 @@ sub exporter_metrics
 
 my @postgres_exporter_metrics = exporter_metrics('postgres_exporter');
 my @pg_exporter_metrics = exporter_metrics('pg_exporter');
-is(scalar @postgres_exporter_metrics, 19, 'postgres_exporter makes 19 metrics (6 per kind, 1 top list, 12 autowarm)');
+is(scalar @postgres_exporter_metrics, 25, 'postgres_exporter makes 25 metrics (6 per kind, 1 top list, 17 autowarm, 1 autowarm state)');
+is_deeply([ grep { /^pg_cachectl_autowarm_/ && /[{,](state|role)[,}]/ } @postgres_exporter_metrics ],
+	['pg_cachectl_autowarm_state_active{database,state}'],
+	'only the state series has a state label; no autowarm series has role');
 is_deeply(\@pg_exporter_metrics, \@postgres_exporter_metrics,
 	'pg_exporter and postgres_exporter make the same metrics with the same labels');
 for my $query_name (sort keys %{ $config{postgres_exporter} })
