@@ -12,6 +12,7 @@ SET cachectl.autowarm = on;
 SET cachectl.autowarm_interval = '1min';
 SET cachectl.autowarm_label = 'nightly';
 SET cachectl.autowarm_max_mb_per_sec = 100;
+SET cachectl.autowarm_max_share = 1;
 SET cachectl.autowarm_follow = off;
 SET cachectl.autowarm_role = 'postgres';
 
@@ -21,12 +22,14 @@ ALTER SYSTEM SET cachectl.autowarm_interval = '8d';
 ALTER SYSTEM SET cachectl.autowarm_interval = 'often';
 ALTER SYSTEM SET cachectl.autowarm_max_mb_per_sec = -1;
 ALTER SYSTEM SET cachectl.autowarm_max_mb_per_sec = 2e6;
+ALTER SYSTEM SET cachectl.autowarm_max_share = 1.5;
 ALTER SYSTEM SET cachectl.autowarm = 'sometimes';
 ALTER SYSTEM SET cachectl.autowarm_label = '';
 -- within bounds, accepted (and taken back)
 ALTER SYSTEM SET cachectl.autowarm_interval = 0;
 ALTER SYSTEM SET cachectl.autowarm_interval = '7d';
 ALTER SYSTEM SET cachectl.autowarm_max_mb_per_sec = 0.5;
+ALTER SYSTEM SET cachectl.autowarm_max_share = 0.3;
 ALTER SYSTEM SET cachectl.autowarm_label = 'nightly';
 ALTER SYSTEM RESET ALL;
 

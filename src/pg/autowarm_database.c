@@ -237,8 +237,8 @@ record_snapshot_now(AutowarmDatabase *slot, const char *why)
 					slot->snapshot_wal_bytes = wal_bytes;
 					slot->snapshot_seconds = (double) (finished - started) / USECS_PER_SEC;
 					slot->snapshots_taken++);
-	/* a newer snapshot: the next server start loads it, whatever the last start load did */
-	autowarm_start_marker_clear(MyDatabaseId);
+	/* a newer snapshot: the next server start loads it, whatever the last start loads did */
+	autowarm_start_marker_snapshot_recorded(MyDatabaseId);
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: recorded cache snapshot \"%s\" of database \"%s\": "
 					INT64_FORMAT " relations, " INT64_FORMAT " shared and " INT64_FORMAT " OS blocks; "

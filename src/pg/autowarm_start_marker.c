@@ -6,7 +6,10 @@
  * it behind: the relaunched worker finds its own server's start time there
  * and does not load again, which without the file made a crash loop of
  * hundreds of restarts a minute.  A new server start tries again, up to
- * AUTOWARM_START_ATTEMPTS times; a newer snapshot clears the count.
+ * AUTOWARM_START_ATTEMPTS times; a newer snapshot sets the count back to
+ * none (not the server start it names: a crash restart of the same server
+ * still skips, else a bad row that every snapshot keeps would crash it once
+ * an interval).
  */
 #include "postgres.h"
 
@@ -48,7 +51,7 @@ read_marker(Oid database, TimestampTz *server_start, int *attempts)
 }
 
 static void
-write_marker(Oid database, int attempts)
+write_marker(Oid database, TimestampTz server_start, int attempts)
 {
 	char		path[MAXPGPATH];
 	FILE	   *file;
@@ -64,7 +67,7 @@ write_marker(Oid database, int attempts)
 		ereport(ERROR,
 				(errcode_for_file_access(),
 				 errmsg("could not write file \"%s\": %m", path)));
-	fprintf(file, "%lld %d\n", (long long) PgStartTime, attempts);
+	fprintf(file, "%lld %d\n", (long long) server_start, attempts);
 	if (FreeFile(file) != 0)
 		ereport(ERROR,
 				(errcode_for_file_access(),
@@ -93,8 +96,19 @@ autowarm_start_marker_begin(Oid database, char *why, size_t why_size)
 			return false;
 		}
 	}
-	write_marker(database, attempts + 1);
+	write_marker(database, PgStartTime, attempts + 1);
 	return true;
+}
+
+void
+autowarm_start_marker_snapshot_recorded(Oid database)
+{
+	TimestampTz server_start;
+	int			attempts;
+
+	/* the server start it names stays: a crash restart of this server still skips */
+	if (read_marker(database, &server_start, &attempts) && attempts > 0)
+		write_marker(database, server_start, 0);
 }
 
 void

@@ -18,8 +18,14 @@
 extern bool autowarm_start_marker_begin(Oid database, char *why, size_t why_size);
 
 /*
- * The start load ended (loaded, stopped, or an ERROR that was recorded),
- * or a newer snapshot was recorded: the next start loads again.
+ * A newer snapshot was recorded: the next server start loads again (a
+ * crash restart of this one still does not).
+ */
+extern void autowarm_start_marker_snapshot_recorded(Oid database);
+
+/*
+ * The start load ended (loaded, stopped, or an ERROR that was recorded):
+ * the next start loads again.
  */
 extern void autowarm_start_marker_clear(Oid database);
 

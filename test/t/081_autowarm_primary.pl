@@ -83,11 +83,25 @@ drop_data_files_from_os_cache($node);
 $node->start;
 ok(defined wait_for_status($node, q{state = 'loading'}, 20), 'the restarted server is loading at 4 MB/s');
 # big_t's turn (it comes before drop_t, in each layer: the plan goes smallest
-# first, and the load paces itself between transactions): the worker
-# holds its lock, a chunk at a time
+# first): the worker holds its lock, a chunk at a time, a few milliseconds
+# each (the load paces itself between transactions), so a session polls
+# pg_locks every 2 ms until it sees the lock.
 my $worker = autowarm_state($node, 'pid');
-ok($node->poll_query_until('postgres', qq{
-SELECT count(*) > 0 FROM pg_locks WHERE pid = $worker AND relation = 'big_t'::regclass AND granted}),
+$node->safe_psql('postgres', q{
+CREATE FUNCTION lock_seen(worker int, rel regclass, seconds float8) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    deadline timestamptz := clock_timestamp() + seconds * interval '1 s';
+BEGIN
+    WHILE clock_timestamp() < deadline LOOP
+        IF EXISTS (SELECT FROM pg_locks AS l WHERE l.pid = worker AND l.relation = rel AND l.granted) THEN
+            RETURN true;
+        END IF;
+        PERFORM pg_sleep(0.002);
+    END LOOP;
+    RETURN false;
+END $$});
+is($node->safe_psql('postgres', "SELECT lock_seen($worker, 'big_t', 60)"), 't',
 	'the worker is loading big_t (it holds its lock)');
 my $started = time;
 $node->safe_psql('postgres', 'TRUNCATE big_t');
