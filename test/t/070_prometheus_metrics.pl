@@ -20,7 +20,9 @@
 #   settle first), and plain (no extension) breaks nothing;
 # - the README's "bytes cached twice, per database" query gives one series
 #   per database, equal to SQL's sums;
-# - the autowarm series equal cachectl.autowarm_status;
+# - the autowarm series equal cachectl.autowarm_status (a NULL column is NaN),
+#   labelled by the database only; the state is its own series, one per
+#   state, 1 for the current one;
 # - the metric names and labels are the documented ones;
 # - Prometheus evaluates every shipped alerting rule without an error;
 # - both reports run on a hot standby of the node.
@@ -286,6 +288,10 @@ for my $metric (
 	[qw(pg_cachectl_autowarm_start_load_shared_bytes), q{start_load_shared_blocks * current_setting('block_size')::int8}],
 	[qw(pg_cachectl_autowarm_start_load_os_bytes), q{start_load_os_blocks * current_setting('block_size')::int8}],
 	[qw(pg_cachectl_autowarm_start_load_relations_skipped start_load_relations_skipped)],
+	[qw(pg_cachectl_autowarm_follow_load_shared_bytes), q{follow_load_shared_blocks * current_setting('block_size')::int8}],
+	[qw(pg_cachectl_autowarm_follow_load_os_bytes), q{follow_load_os_blocks * current_setting('block_size')::int8}],
+	[qw(pg_cachectl_autowarm_follow_load_relations_skipped follow_load_relations_skipped)],
+	[qw(pg_cachectl_autowarm_loads_total loads_done)],
 	[   qw(pg_cachectl_autowarm_snapshot_interval_seconds),
 		q{extract(epoch FROM current_setting('cachectl.autowarm_interval')::interval)::float8}
 	])
@@ -297,26 +303,76 @@ for my $metric (
 		sub { join ',', map { "$_=$_[0]{$_}" } grep { !/^(__name__|instance|job|server)$/ } sort keys %{ $_[0] } },
 		"$name equals autowarm_status.$column (its only label: database)");
 }
-# A primary never follows: the follow load's columns are NULL, and the
-# series say so (postgres_exporter turns NULL into NaN).
-my ($follow) = @{ promql('pg_cachectl_autowarm_follow_load_shared_bytes{database="postgres"}') // [] };
-is($follow ? $follow->{value}[1] : 'absent', 'NaN', 'no follow load on a primary: its series is NaN');
-# The state: one series per state that can be, 1 for the current one.
-my $states_seen;
-my $state_ok = poll_until(
-	15,
-	sub {
-		my $current = $node->safe_psql('postgres',
-			'SELECT state FROM cachectl.autowarm_status WHERE database = current_database()');
-		my @series = @{ promql('pg_cachectl_autowarm_state_active{database="postgres"}') // [] };
-		my @active = map { $_->{metric}{state} } grep { $_->{value}[1] eq '1' } @series;
-		$states_seen = join ' ', sort map { "$_->{metric}{state}=$_->{value}[1]" } @series;
-		return @series == 7 && @active == 1 && $active[0] eq $current && $current eq 'idle';
-	});
-ok($state_ok, 'pg_cachectl_autowarm_state_active: 7 series, the one at 1 is the status\'s state') or diag($states_seen);
-my @labelled = grep { exists $_->{metric}{state} || exists $_->{metric}{role} }
+# The durations are float8: compared as numbers (Prometheus writes 0.00005
+# where PostgreSQL writes 5e-05), a NULL column as NaN.
+for my $metric (
+	[qw(pg_cachectl_autowarm_last_snapshot_duration_seconds last_snapshot_seconds)],
+	[qw(pg_cachectl_autowarm_start_load_duration_seconds start_load_seconds)],
+	[qw(pg_cachectl_autowarm_follow_load_duration_seconds follow_load_seconds)])
+{
+	my ($name, $column) = @$metric;
+	my ($last_prom, $last_sql);
+	my $equal = poll_until(
+		15,
+		sub {
+			$last_sql = $node->safe_psql('postgres',
+				"SELECT COALESCE(${column}::text, 'NaN') FROM cachectl.autowarm_status"
+				  . " WHERE database = current_database() AND state = 'idle'");
+			my @series = @{ promql("${name}{database=\"postgres\"}") // [] };
+			$last_prom = join ' ', map { $_->{value}[1] } @series;
+			return 0 unless @series == 1 && $last_sql ne '';
+			return $last_prom eq 'NaN' || $last_sql eq 'NaN'
+			  ? $last_prom eq $last_sql
+			  : abs($last_prom - $last_sql) <= 1e-12 * (1 + abs($last_sql));
+		});
+	ok($equal, "$name equals autowarm_status.$column (NULL: NaN)")
+	  or diag("Prometheus: $last_prom\nSQL:        $last_sql");
+}
+# A primary never follows: the follow load's columns are NULL, and
+# postgres_exporter turns a NULL into NaN: the four series are there, NaN.
+my @follow_series = map { "pg_cachectl_autowarm_follow_load_$_" } qw(duration_seconds shared_bytes os_bytes relations_skipped);
+is( join(' ', map { my ($series) = @{ promql("$_\{database=\"postgres\"}") // [] }; $series ? $series->{value}[1] : 'absent' }
+		  @follow_series),
+	'NaN NaN NaN NaN',
+	'no follow load on a primary: its four series are NaN, not absent');
+# The state: one series per state that can be, in each database, 1 for the
+# current one.
+my @all_states = sort qw(starting idle recording loading following disabled failed);
+for my $database (qw(postgres app))
+{
+	my $states_seen;
+	my $state_ok = poll_until(
+		15,
+		sub {
+			my $current = $node->safe_psql($database,
+				'SELECT state FROM cachectl.autowarm_status WHERE database = current_database()');
+			my @series = @{ promql("pg_cachectl_autowarm_state_active{database=\"$database\"}") // [] };
+			my @active = map { $_->{metric}{state} } grep { $_->{value}[1] eq '1' } @series;
+			$states_seen = "status: $current; series: "
+			  . join ' ', sort map { "$_->{metric}{state}=$_->{value}[1]" } @series;
+			return join(' ', sort map { $_->{metric}{state} } @series) eq "@all_states"
+			  && @active == 1
+			  && $active[0] eq $current
+			  && $current eq 'idle';
+		});
+	ok($state_ok, "$database: pg_cachectl_autowarm_state_active has a series per state (7), the one at 1 is the status's state")
+	  or diag($states_seen);
+}
+# Every other autowarm series: database is its only label (no role, no
+# state), 17 metrics in each database.
+my @autowarm_series =
   @{ promql('{__name__=~"pg_cachectl_autowarm_.+",__name__!="pg_cachectl_autowarm_state_active"}') // [] };
-is(scalar @labelled, 0, 'no other autowarm series carries a state or role label');
+my @labelled = grep { exists $_->{metric}{state} || exists $_->{metric}{role} } @autowarm_series;
+is(scalar @labelled, 0, 'no other autowarm series carries a state or role label')
+  or diag(join "\n", map { encode_json($_->{metric}) } @labelled);
+my %labels_of;
+for my $series (@autowarm_series)
+{
+	my $labels = join ',', sort grep { !/^(__name__|instance|job|server)$/ } keys %{ $series->{metric} };
+	$labels_of{"$series->{metric}{database}: $labels"}++;
+}
+is_deeply(\%labels_of, { 'app: database' => 17, 'postgres: database' => 17 },
+	'17 autowarm series per database besides the state, each labelled by the database only');
 my $taken;
 poll_until(15, sub { ($taken) = @{ promql('pg_cachectl_autowarm_snapshots_total{database="postgres"}') // [] };
 	$taken && $taken->{value}[1] >= 1 });

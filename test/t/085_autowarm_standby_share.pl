@@ -35,6 +35,10 @@ $primary->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
 create_filled_table($primary, 'a_t', 9600, 1);
 create_filled_table($primary, 'b_t', 9600, 0);
 $primary->safe_psql('postgres', 'CHECKPOINT');
+# the worker comes when the leader next scans the databases (it found no
+# extension at start): wait for it before counting its snapshots
+ok(defined wait_for_status($primary, q{state = 'idle' AND snapshots_taken >= 1}, 30),
+	'the primary\'s worker runs, idle between snapshots');
 $primary->backup('backup');
 my $standby = PostgreSQL::Test::Cluster->new('share_standby');
 $standby->init_from_backup($primary, 'backup', has_streaming => 1);
