@@ -10,7 +10,11 @@
 #             relation files dropped from the OS page cache, started, given
 #             the time its mechanism needs to load, the primary's steady
 #             state measured again (REF_S), promoted, and pgbench -S -P 1 on
-#             the new primary;
+#             the new primary; (d) is the rule the worker followed before
+#             issue 26, still CALL restore()'s: one call fills
+#             cachectl.prewarm_max_share of the pool, relation after relation
+#             (the smallest first); before each promotion, the share of each
+#             large relation's recorded hot buffers the standby holds;
 #   reboot    the primary itself, for each variant: restarted with the
 #             variant's libraries, warmed by pgbench -S (its steady state),
 #             stopped cleanly (autoprewarm dumps, autowarm records), its
@@ -25,6 +29,8 @@
 #
 # Goals (issue 17, "Performance"): failover (c) first 10 s >= 80 % of the
 # primary's steady state, >= 3x (a), 90 % of steady state within 5 s;
+# (issue 26, finding 15) (c) holds >= 80 % of the primary's hot buffers of
+# each relation, and its first 5 s are >= 80 % of the steady state;
 # reboot (c) reaches 90 % in at most a third of (b)'s time; a snapshot of
 # 64 GiB cached every 300 s costs <= 1 % of one core.
 #
@@ -84,6 +90,9 @@ part() { [[ " $PARTS " == *" $1 "* ]]; }
 GOAL_FIRST10_SHARE=80    # failover (c): first 10 s at >= this % of steady state
 GOAL_FIRST10_VS_A=3      # ... and >= this many times (a)'s
 GOAL_T90_S=5             # ... and 90 % of steady state within this many seconds
+GOAL_FIRST5_SHARE=80     # ... and its first 5 s at >= this % (issue 26)
+GOAL_HOT_SHARE=80        # ... holding >= this % of each relation's hot buffers (issue 26)
+HOT_MIN_BLOCKS=1000      # the relations whose hot share is shown: this many recorded buffers
 GOAL_REBOOT_FRACTION=3   # reboot (c): time to 90 % <= (b)'s / this
 GOAL_CORE_PCT=1          # snapshot of 64 GiB every 300 s: <= this % of one core
 EXTRAPOLATE_GIB=64
@@ -180,8 +189,37 @@ cache_state() {
 }
 
 VARIANTS=(a b c)
-declare -A SERIES=([a]="a) nothing" [b]="b) pg_prewarm autoprewarm" [c]="c) pg_cachectl autowarm")
-declare -A FAILOVER_NAME=([a]="plain standby" [b]="standby with autoprewarm" [c]="standby with autowarm following")
+FAILOVER_VARIANTS=(a b c d)
+declare -A SERIES=([a]="a) nothing" [b]="b) pg_prewarm autoprewarm" [c]="c) pg_cachectl autowarm"
+                   [d]="d) CALL restore()")
+declare -A FAILOVER_NAME=([a]="plain standby" [b]="standby with autoprewarm" [c]="standby with autowarm following"
+                          [d]="standby warmed by CALL cachectl.restore('autowarm'), the rule before issue 26")
+
+# hot_shares PSQLFN — for each relation with at least HOT_MIN_BLOCKS buffers
+# recorded in label autowarm's shared layer (the primary's hot set, as its
+# worker last recorded it), the share of them this node holds in shared
+# buffers now: "name share of recorded" by size, and last the smallest share.
+hot_shares() {
+    "$1" -c "WITH recorded AS (
+                 SELECT s.relation, s.relation_name, s.fork, s.blocks, s.block_count
+                   FROM cachectl.snapshot AS s
+                  WHERE s.label = 'autowarm' AND s.layer = 'shared'),
+             resident AS (
+                 SELECT r.relation::oid AS relation, r.fork,
+                        range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs
+                   FROM cachectl.shared_block_runs(NULL) AS r GROUP BY 1, 2),
+             per_relation AS (
+                 SELECT c.relation_name, sum(c.block_count) AS hot,
+                        sum(COALESCE((SELECT sum(upper(x) - lower(x))
+                                        FROM unnest(c.blocks * n.runs) AS x), 0)) AS held
+                   FROM recorded AS c
+                   LEFT JOIN resident AS n ON n.relation = c.relation AND n.fork = c.fork
+                  GROUP BY 1 HAVING sum(c.block_count) >= $HOT_MIN_BLOCKS)
+             SELECT string_agg(format('%s %s of %s', relation_name, round(held / hot, 2), hot), ', '
+                               ORDER BY hot DESC),
+                    round(100 * min(held / hot), 1)
+               FROM per_relation"
+}
 
 # ---------------------------------------------------------------------------
 # The primary: pg_cachectl preloaded, autowarm recording every
@@ -253,6 +291,7 @@ standby_create() {
                echo "pg_prewarm.autoprewarm = on"; echo "pg_prewarm.autoprewarm_interval = '${AUTOWARM_INTERVAL}s'" ;;
             c) echo "shared_preload_libraries = 'pg_cachectl'"; echo "cachectl.autowarm = on"
                echo "cachectl.autowarm_follow = on" ;;
+            d) echo "shared_preload_libraries = ''"; echo "cachectl.autowarm = off" ;;
         esac
     } | as_postgres tee -a "$SB_DIR/data/postgresql.conf" >/dev/null
     as_postgres "$PG_BINDIR/pg_ctl" -D "$SB_DIR/data" -l "$SB_DIR/server.log" -w start >/dev/null ||
@@ -300,7 +339,8 @@ wait_autoprewarm() {
     echo -1
 }
 
-declare -A F_FIRST10=() F_SHARE=() F_SHARE_MIN=() F_REF=() F_T90=() R_FIRST10=() R_SHARE=() R_T90=() R_STEADY=()
+declare -A F_FIRST10=() F_SHARE=() F_SHARE_MIN=() F_REF=() F_T90=() F_FIRST5=() F_SHARE5=() F_HOT=() F_HOT_MIN=()
+declare -A R_FIRST10=() R_SHARE=() R_T90=() R_STEADY=()
 if part failover; then
     say ""
     say "failover: pgbench -S steady state on the primary, $STEADY_S s (a standby streaming, idle)"
@@ -322,7 +362,7 @@ if part failover; then
     say "  $(sql -c "SELECT format('snapshot rows of label autowarm: %s shared blocks, %s OS blocks', sum(block_count) FILTER (WHERE layer = 'shared'), sum(block_count) FILTER (WHERE layer = 'os')) FROM cachectl.snapshot WHERE label = 'autowarm'")"
     standby_stop
 
-    for v in "${VARIANTS[@]}"; do
+    for v in "${FAILOVER_VARIANTS[@]}"; do
         say ""
         say "failover ${SERIES[$v]%%)*}) ${FAILOVER_NAME[$v]} (load average $(loadavg))"
         # (a) is the standby of the steady state, stopped; (b) and (c) run
@@ -353,7 +393,15 @@ if part failover; then
                 say "  autowarm: role $role, state $state, loads_done $loads, last load $lshared shared + $los OS blocks in $lsec s, failures $fails (waited $waited s)"
                 [ "$waited" = -1 ] && say "  NOTE: the load did not end within $LOAD_WAIT_S s"
                 ;;
+            d)
+                t0=$(now_us)
+                restored=$(sbsql -c "CALL cachectl.restore('autowarm')" | tr '\n' ' ')
+                say "  CALL cachectl.restore('autowarm') in $(fmt "($(now_us) - $t0) / 1e6" 2) s: $restored"
+                ;;
         esac
+        IFS='|' read -r hot_text hot_min <<<"$(hot_shares sbsql)"
+        F_HOT[$v]=$hot_text F_HOT_MIN[$v]=${hot_min:-0}
+        say "  held of the primary's recorded hot buffers (relations of >= $HOT_MIN_BLOCKS): ${F_HOT[$v]}; the smallest share ${F_HOT_MIN[$v]}%"
         # the primary's steady state again, just before this promotion: the
         # machine's load drifts over minutes, and the shares are judged on it
         run_pgbench "$CLUSTER_SOCKET" "$CLUSTER_PORT" "$REF_S" "ref_$v"
@@ -364,11 +412,13 @@ if part failover; then
         as_postgres "$PG_BINDIR/pg_ctl" -D "$SB_DIR/data" -w promote >/dev/null
         run_pgbench "$SB_DIR/socket" "$SB_PORT" "$MEASURE_S" "failover_$v"
         F_FIRST10[$v]=$(mean_tps "failover_$v" 1 10)
+        F_FIRST5[$v]=$(mean_tps "failover_$v" 1 5)
+        F_SHARE5[$v]=$(calc "100 * ${F_FIRST5[$v]} / ${F_REF[$v]}")
         F_SHARE[$v]=$(calc "100 * ${F_FIRST10[$v]} / ${F_REF[$v]}")
         F_SHARE_MIN[$v]=$(calc "100 * ${F_FIRST10[$v]} / $STEADY")
         F_T90[$v]=$(seconds_to "failover_$v" "$(calc "0.9 * ${F_REF[$v]}")")
         tail_tps=$(mean_tps "failover_$v" "$((MEASURE_S - 9))" "$MEASURE_S")
-        say "  promoted; pgbench -S -P 1 -T $MEASURE_S on it: first 10 s $(fmt "${F_FIRST10[$v]}" 0) tps = $(fmt "${F_SHARE[$v]}")% of the steady state just before ($(fmt "${F_SHARE_MIN[$v]}")% of the first minute's); 90% after $(t90_text "${F_T90[$v]}"); last 10 s $(fmt "$tail_tps" 0) tps"
+        say "  promoted; pgbench -S -P 1 -T $MEASURE_S on it: first 5 s $(fmt "${F_FIRST5[$v]}" 0) tps = $(fmt "${F_SHARE5[$v]}")%, first 10 s $(fmt "${F_FIRST10[$v]}" 0) tps = $(fmt "${F_SHARE[$v]}")% of the steady state just before ($(fmt "${F_SHARE_MIN[$v]}")% of the first minute's); 90% after $(t90_text "${F_T90[$v]}"); last 10 s $(fmt "$tail_tps" 0) tps"
         say "  per second: $(awk '{ printf "%s%.0f", (NR > 1 ? " " : ""), $2 }' "$WORK/failover_$v.tps")"
         if [ "$v" = c ]; then
             IFS='|' read -r role state _ _ _ _ _ _ <<<"$(aw_status sbsql)"
@@ -504,8 +554,9 @@ say ""
 say "summary (one run; PostgreSQL $PG_VERSION, shared_buffers $SHARED_BUFFERS, device $DEV_NAME, load average now $(loadavg))"
 if part failover; then
     say "  failover, pgbench scale $SCALE ($DB_MIB MiB), primary's steady state $(fmt "$STEADY" 0) tps in the first minute; each variant against the primary's steady state just before its promotion:"
-    for v in "${VARIANTS[@]}"; do
-        say "    $(printf '%-26s' "${SERIES[$v]}") steady $(printf '%6.0f' "${F_REF[$v]}") tps; first 10 s $(printf '%6.1f' "${F_SHARE[$v]}")% ($(printf '%.1f' "${F_SHARE_MIN[$v]}")% of the first minute's); 90% after $(t90_text "${F_T90[$v]}")"
+    for v in "${FAILOVER_VARIANTS[@]}"; do
+        say "    $(printf '%-26s' "${SERIES[$v]}") hot buffers held: smallest share $(printf '%5.1f' "${F_HOT_MIN[$v]:-0}")% (${F_HOT[$v]})"
+        say "    $(printf '%-26s' '') steady $(printf '%6.0f' "${F_REF[$v]}") tps; first 5 s $(printf '%6.1f' "${F_SHARE5[$v]}")%; first 10 s $(printf '%6.1f' "${F_SHARE[$v]}")% ($(printf '%.1f' "${F_SHARE_MIN[$v]}")% of the first minute's); 90% after $(t90_text "${F_T90[$v]}")"
     done
     # (c) against (a): their shares, each of the steady state just before it
     VS_A=$(calc "${F_SHARE[a]} > 0 ? ${F_SHARE[c]} / ${F_SHARE[a]} : 0")
@@ -518,6 +569,13 @@ if part failover; then
     emit_goal "failover: autowarm at 90% of steady state within ${GOAL_T90_S} s" \
         "$(t90_text "${F_T90[c]}")" "autoprewarm $(t90_text "${F_T90[b]}"), plain $(t90_text "${F_T90[a]}")" '-' \
         "$(verdict "${F_T90[c]} >= 0 && ${F_T90[c]} <= $GOAL_T90_S")"
+    emit_goal "failover: autowarm holds >= ${GOAL_HOT_SHARE}% of the primary's hot buffers of each relation" \
+        "smallest $(fmt "${F_HOT_MIN[c]:-0}")%" "restore() (the old rule) smallest $(fmt "${F_HOT_MIN[d]:-0}")%" '-' \
+        "$(verdict "${F_HOT_MIN[c]:-0} >= $GOAL_HOT_SHARE")"
+    emit_goal "failover: autowarm's first 5 s >= ${GOAL_FIRST5_SHARE}% of the primary's steady state (just before)" \
+        "$(fmt "${F_SHARE5[c]}")% ($(fmt "${F_FIRST5[c]}" 0) tps)" "restore() $(fmt "${F_SHARE5[d]}")%, plain $(fmt "${F_SHARE5[a]}")%" \
+        "$(fmt "${F_SHARE5[c]} / 100" 2)" "$(verdict "${F_SHARE5[c]} >= $GOAL_FIRST5_SHARE")"
+    say "    goals: (c) holds >= ${GOAL_HOT_SHARE}% of each relation's hot buffers: $(verdict "${F_HOT_MIN[c]:-0} >= $GOAL_HOT_SHARE"); first 5 s >= ${GOAL_FIRST5_SHARE}%: $(verdict "${F_SHARE5[c]} >= $GOAL_FIRST5_SHARE")"
     say "    goals: (c) first 10 s >= ${GOAL_FIRST10_SHARE}%: $(verdict "${F_SHARE[c]} >= $GOAL_FIRST10_SHARE"); >= ${GOAL_FIRST10_VS_A}x (a) ($(fmt "$VS_A" 2)x): $(verdict "$VS_A >= $GOAL_FIRST10_VS_A"); 90% within ${GOAL_T90_S} s: $(verdict "${F_T90[c]} >= 0 && ${F_T90[c]} <= $GOAL_T90_S")"
 fi
 if part reboot; then

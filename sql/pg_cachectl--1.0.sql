@@ -306,12 +306,13 @@ CREATE FUNCTION cachectl.shared_block_runs(
     OUT relation regclass,
     OUT fork text,
     OUT first_block int8,
-    OUT block_count int8)
+    OUT block_count int8,
+    OUT hot boolean)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_block_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION cachectl.shared_block_runs(regclass[]) IS
-    'Internal to snapshot(): the runs of blocks of relations in shared buffers; superuser until granted, and needs SELECT on the tables.';
+    'Internal to snapshot(): the runs of blocks of relations in shared buffers, hot where their buffers'' usage counts were 2 or more; superuser until granted, and needs SELECT on the tables.';
 REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
 
 -- Internal, for snapshots: runs of blocks of a fork in the OS page cache.
@@ -489,6 +490,11 @@ CREATE TABLE cachectl.snapshot (
     fork_blocks int8 NOT NULL CHECK (fork_blocks >= 0 AND fork_blocks <= 4294967295),
     block_count int8 NOT NULL CHECK (block_count >= 0),
     blocks int8multirange NOT NULL,
+    -- of the blocks in shared buffers, those whose buffers were hot (a usage
+    -- count of 2 or more: used again since read, or since the clock sweep
+    -- last passed): a load that cannot bring back all of a relation brings
+    -- these first
+    hot_blocks int8multirange NOT NULL DEFAULT '{}',
     PRIMARY KEY (label, relation, fork, layer),
     CONSTRAINT snapshot_count_within_fork CHECK (block_count <= fork_blocks),
     -- restore() reads runs within the fork as it was; an edited row must not
@@ -496,7 +502,9 @@ CREATE TABLE cachectl.snapshot (
     -- is NULL, which a CHECK lets through)
     CONSTRAINT snapshot_runs_within_fork
         CHECK (NOT pg_catalog.lower_inf(blocks) AND NOT pg_catalog.upper_inf(blocks)
-               AND pg_catalog.lower(blocks) >= 0 AND pg_catalog.upper(blocks) <= fork_blocks)
+               AND pg_catalog.lower(blocks) >= 0 AND pg_catalog.upper(blocks) <= fork_blocks),
+    CONSTRAINT snapshot_hot_within_blocks
+        CHECK (hot_blocks OPERATOR(pg_catalog.<@) blocks AND (layer = 'shared' OR pg_catalog.isempty(hot_blocks)))
 );
 COMMENT ON TABLE cachectl.snapshot IS
     'Cache snapshots: per label, relation, fork and layer, the blocks cached when cachectl.snapshot() ran, as runs of 8 kB block numbers; pg_read_all_stats may SELECT it, and sees only the rows of tables it may SELECT.';
@@ -630,6 +638,7 @@ DECLARE
     v_shared_runs int8multirange[];
     v_shared_count int8[];
     v_shared_size int8[];
+    v_shared_hot int8multirange[];
     -- the rows as they should read now, both layers
     v_new_relation oid[];
     v_new_fork text[];
@@ -637,6 +646,7 @@ DECLARE
     v_new_runs int8multirange[];
     v_new_count int8[];
     v_new_size int8[];
+    v_new_hot int8multirange[];
     v_lock_timeout text;
 BEGIN
     IF v_label IS NULL THEN
@@ -729,14 +739,18 @@ BEGIN
     END;
 
     -- The shared layer: one pass over the buffer pool, gathered as the OS
-    -- layer was.
+    -- layer was, with the blocks whose buffers were hot (a load that cannot
+    -- bring back all of a relation brings those first).
     SELECT array_agg(b.relation), array_agg(b.fork), array_agg(b.runs), array_agg(b.block_count),
            array_agg(GREATEST(COALESCE(pg_relation_size(b.relation::regclass, b.fork) / v_block_size, 0),
-                              upper(b.runs)))
-      INTO v_shared_relation, v_shared_fork, v_shared_runs, v_shared_count, v_shared_size
+                              upper(b.runs))),
+           array_agg(b.hot)
+      INTO v_shared_relation, v_shared_fork, v_shared_runs, v_shared_count, v_shared_size, v_shared_hot
       FROM (SELECT r.relation::oid AS relation, r.fork,
                    range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs,
-                   sum(r.block_count)::int8 AS block_count
+                   sum(r.block_count)::int8 AS block_count,
+                   COALESCE(range_agg(int8range(r.first_block, r.first_block + r.block_count)) FILTER (WHERE r.hot),
+                            '{}') AS hot
               FROM cachectl.shared_block_runs(
                        CASE WHEN rels IS NOT NULL THEN v_relation::regclass[] END) AS r
              GROUP BY 1, 2) AS b
@@ -748,19 +762,21 @@ BEGIN
     -- "does not exist" (a cron job that snapshots a cold table must not break
     -- the job that restores it).
     SELECT array_agg(n.relation), array_agg(n.fork), array_agg(n.layer), array_agg(n.runs),
-           array_agg(n.block_count), array_agg(n.fork_blocks)
-      INTO v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size
+           array_agg(n.block_count), array_agg(n.fork_blocks), array_agg(n.hot)
+      INTO v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size, v_new_hot
       FROM (SELECT o.relation, o.fork, 'os' AS layer, o.runs, o.block_count,
-                   GREATEST(o.fork_blocks, upper(o.runs)) AS fork_blocks
+                   GREATEST(o.fork_blocks, upper(o.runs)) AS fork_blocks, '{}'::int8multirange AS hot
               FROM unnest(v_os_relation, v_os_fork, v_os_runs, v_os_count, v_os_size)
                        AS o (relation, fork, runs, block_count, fork_blocks)
             UNION ALL
-            SELECT b.relation, b.fork, 'shared', b.runs, b.block_count, b.fork_blocks
-              FROM unnest(v_shared_relation, v_shared_fork, v_shared_runs, v_shared_count, v_shared_size)
-                       AS b (relation, fork, runs, block_count, fork_blocks)
+            SELECT b.relation, b.fork, 'shared', b.runs, b.block_count, b.fork_blocks, b.hot
+              FROM unnest(v_shared_relation, v_shared_fork, v_shared_runs, v_shared_count, v_shared_size,
+                          v_shared_hot)
+                       AS b (relation, fork, runs, block_count, fork_blocks, hot)
             UNION ALL
             SELECT m.relation, 'main', 'os', '{}'::int8multirange, 0,
-                   COALESCE(pg_relation_size(m.relation::regclass, 'main') / v_block_size, 0)
+                   COALESCE(pg_relation_size(m.relation::regclass, 'main') / v_block_size, 0),
+                   '{}'::int8multirange
               FROM unnest(v_relation) AS m (relation)
              WHERE rels IS NOT NULL
                AND EXISTS (SELECT FROM pg_class AS c WHERE c.oid = m.relation)
@@ -776,13 +792,15 @@ BEGIN
     DELETE FROM cachectl.snapshot AS s
      WHERE s.label = v_label AND (rels IS NULL OR s.relation = ANY (v_relation))
        AND NOT EXISTS (
-           SELECT FROM unnest(v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size)
-                           AS n (relation, fork, layer, runs, block_count, fork_blocks)
+           SELECT FROM unnest(v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size,
+                              v_new_hot)
+                           AS n (relation, fork, layer, runs, block_count, fork_blocks, hot)
              JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
                       AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
                ON m.relation = n.relation
             WHERE n.relation = s.relation AND n.fork = s.fork AND n.layer = s.layer
               AND n.runs = s.blocks AND n.block_count = s.block_count AND n.fork_blocks = s.fork_blocks
+              AND n.hot = s.hot_blocks
               AND m.relation_name = s.relation_name AND m.owner_table = s.owner_table
               AND m.owner_table_name = s.owner_table_name AND m.relfilenode = s.relfilenode
               AND s.system_identifier = v_system_identifier);
@@ -790,9 +808,9 @@ BEGIN
     INSERT INTO cachectl.snapshot
     SELECT v_label, v_taken_at, v_system_identifier, m.relation, m.relation_name,
            m.owner_table, m.owner_table_name, m.relfilenode, n.fork, n.layer,
-           n.fork_blocks, n.block_count, n.runs
-      FROM unnest(v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size)
-               AS n (relation, fork, layer, runs, block_count, fork_blocks)
+           n.fork_blocks, n.block_count, n.runs, n.hot
+      FROM unnest(v_new_relation, v_new_fork, v_new_layer, v_new_runs, v_new_count, v_new_size, v_new_hot)
+               AS n (relation, fork, layer, runs, block_count, fork_blocks, hot)
       JOIN unnest(v_relation, v_relation_name, v_owner, v_owner_name, v_filenode)
                AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)
         ON m.relation = n.relation
@@ -818,7 +836,8 @@ REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
 -- is skipped; then its OS runs before its shared runs, clipped to the fork as
 -- it is now and cut into chunks of a quarter of a second's loading at the
 -- rate (32 MB at most); runs the snapshot had in shared buffers only carry
--- drop_os_copy.  With missing_only, what is resident now is left out.  The
+-- drop_os_copy; hot_runs says which blocks of a shared chunk were hot (NULL
+-- where not known).  With missing_only, what is resident now is left out.  The
 -- plan is the core's (src/core/restore_planner.hpp), the rows are read as the
 -- caller (src/pg/restore_plan.c).  Internal: restore() and the autowarm
 -- worker load what it plans, a chunk per transaction.
@@ -836,7 +855,8 @@ RETURNS TABLE (
     fork text,
     layer text,
     runs int8multirange,
-    drop_os_copy boolean)
+    drop_os_copy boolean,
+    hot_runs int8multirange)
 AS 'MODULE_PATHNAME', 'pg_cachectl_restore_plan'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;

@@ -54,6 +54,15 @@ SELECT label, relation::regclass, relation_name, owner_table::regclass, relfilen
        block_count = (SELECT sum(upper(r) - lower(r)) FROM unnest(blocks) r) AS count_matches
 FROM cachectl.snapshot WHERE label = 'regress' ORDER BY fork, layer;
 SELECT blocks AS shared_blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'shared';
+-- a row's hot blocks (usage count 2 or more when recorded; which ones depends
+-- on the clock sweep, so a row is forged here): restore_plan() gives each
+-- shared chunk's hot runs, which a load short of room brings first
+INSERT INTO cachectl.snapshot
+SELECT 'hot', s.taken_at, s.system_identifier, s.relation, s.relation_name, s.owner_table,
+       s.owner_table_name, s.relfilenode, 'main', 'shared', s.fork_blocks, 20, '{[0,20)}', '{[5,8), [15,16)}'
+  FROM cachectl.snapshot AS s WHERE s.label = 'regress' AND s.fork = 'main' AND s.layer = 'shared';
+SELECT relation_name, remapped, fork, layer, runs, hot_runs FROM cachectl.restore_plan('hot');
+DELETE FROM cachectl.snapshot WHERE label = 'hot';
 -- the OS row is the map: the same blocks, as runs
 SELECT (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'os' AND fork = 'main')
      = (SELECT range_agg(int8range(b - 1, b)) FROM generate_series(1, length(:'os_map_before'::varbit)) b

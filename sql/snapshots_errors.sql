@@ -37,6 +37,9 @@ WHERE label = 'regress';
 UPDATE cachectl.snapshot SET block_count = fork_blocks + 1 WHERE label = 'regress';
 UPDATE cachectl.snapshot SET blocks = '{[0,)}' WHERE label = 'regress';
 UPDATE cachectl.snapshot SET blocks = '{(,3)}' WHERE label = 'regress';
+-- hot blocks are some of the row's blocks, and only of shared buffers (23514)
+UPDATE cachectl.snapshot SET hot_blocks = blocks + '{[100000,100001)}' WHERE label = 'regress' AND layer = 'shared';
+UPDATE cachectl.snapshot SET hot_blocks = '{[0,1)}' WHERE label = 'regress' AND layer = 'os';
 
 -- a row a superuser made unreadable (NOT NULL dropped) is skipped with a
 -- WARNING naming it; the label's other relation is still planned
@@ -53,7 +56,7 @@ UPDATE cachectl.snapshot SET blocks = NULL WHERE label = 'regress' AND relation 
 SELECT relation_name, skip_reason, count(fork) > 0 AS planned
 FROM cachectl.restore_plan('regress') GROUP BY 1, 2 ORDER BY 1;
 \set VERBOSITY sqlstate
-UPDATE cachectl.snapshot SET blocks = '{}', fork_blocks = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
+UPDATE cachectl.snapshot SET blocks = '{}', hot_blocks = '{}', fork_blocks = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
 \set VERBOSITY default
 SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
 \set VERBOSITY sqlstate

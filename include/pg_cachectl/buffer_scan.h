@@ -102,6 +102,14 @@ CACHECTL_BRIDGE_API bool cachectl_buffer_scan_row_blocks(const cachectl_buffer_s
 														 const uint32_t **blocks,
 														 size_t *count) CACHECTL_NOEXCEPT;
 
+/*
+ * Those of them whose buffer was hot: a usage count of at least 2 (used
+ * again since it was read, or since the clock sweep last passed it), sorted.
+ */
+CACHECTL_BRIDGE_API bool cachectl_buffer_scan_row_hot_blocks(const cachectl_buffer_scan *scan, size_t index,
+															 const uint32_t **blocks,
+															 size_t *count) CACHECTL_NOEXCEPT;
+
 
 #ifdef __cplusplus
 }

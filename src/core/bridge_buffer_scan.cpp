@@ -159,4 +159,16 @@ bool cachectl_buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t in
     return true;
 }
 
+bool cachectl_buffer_scan_row_hot_blocks(const cachectl_buffer_scan *scan, size_t index, const uint32_t **blocks,
+                                         size_t *count) noexcept {
+    if (scan == nullptr || blocks == nullptr || count == nullptr || index >= scan->rows.size() ||
+        !scan->scan.blocks_complete())
+        return false;
+    const pg_cachectl::BufferScan::Row &row = scan->rows[index];
+    const std::vector<std::uint32_t> &found = scan->scan.hot_blocks_of(row.relation_id, row.fork);
+    *blocks = found.data();
+    *count = found.size();
+    return true;
+}
+
 } // extern "C"

@@ -39,8 +39,10 @@ void BufferScan::seal() {
     pending_.clear();
     pending_.shrink_to_fit();
     sealed_ = true;
-    if (collect_blocks_)
+    if (collect_blocks_) {
         blocks_.resize(keys_.size() * fork_count);
+        hot_blocks_.resize(keys_.size() * fork_count);
+    }
 }
 
 void BufferScan::collect_blocks() {
@@ -56,6 +58,8 @@ bool BufferScan::count_resident_block(int slot, std::uint32_t block, bool dirty,
         return true;
     try {
         blocks_[static_cast<std::size_t>(slot)].push_back(block);
+        if (usage_count >= hot_usage_count)
+            hot_blocks_[static_cast<std::size_t>(slot)].push_back(block);
         return true;
     } catch (...) {
         blocks_complete_ = false;
@@ -69,6 +73,14 @@ const std::vector<std::uint32_t> &BufferScan::blocks_of(std::uint32_t relation_i
     if (found == slot_of_row_.end() || found->second >= blocks_.size())
         return none;
     return blocks_[found->second];
+}
+
+const std::vector<std::uint32_t> &BufferScan::hot_blocks_of(std::uint32_t relation_id, int fork) const noexcept {
+    static const std::vector<std::uint32_t> none;
+    auto found = slot_of_row_.find(std::make_pair(relation_id, fork));
+    if (found == slot_of_row_.end() || found->second >= hot_blocks_.size())
+        return none;
+    return hot_blocks_[found->second];
 }
 
 int BufferScan::match(const RelationFileKey &key, int fork) const noexcept {
@@ -140,6 +152,7 @@ std::vector<BufferScan::Row> BufferScan::rows() const {
             if (!collect_blocks_ || slot >= blocks_.size())
                 continue;
             std::sort(blocks_[slot].begin(), blocks_[slot].end());
+            std::sort(hot_blocks_[slot].begin(), hot_blocks_[slot].end());
             const auto key = std::make_pair(relation.relation_id, fork);
             // a relation id under two files: the last in file order, as before
             if (!slots.empty() && slots.back().first == key)

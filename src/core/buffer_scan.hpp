@@ -65,6 +65,12 @@ class BufferScan {
     bool blocks_complete() const { return blocks_complete_; }
     // The sorted block numbers found for a row's fork (after rows()).
     const std::vector<std::uint32_t> &blocks_of(std::uint32_t relation_id, int fork) const noexcept;
+    // Those of them that were hot: their buffer's usage count at least
+    // hot_usage_count (used again since it was read, or since the clock
+    // sweep last passed it), sorted.  A load that cannot bring back a whole
+    // snapshot brings these first.
+    static constexpr int hot_usage_count = 2;
+    const std::vector<std::uint32_t> &hot_blocks_of(std::uint32_t relation_id, int fork) const noexcept;
     void count_eviction(int slot, EvictionOutcome outcome) noexcept;
 
     // One row per wanted fork, in (relation id, fork) order.
@@ -105,6 +111,7 @@ class BufferScan {
     bool blocks_complete_ = true;
     // by slot; sorted by rows()
     mutable std::vector<std::vector<std::uint32_t>> blocks_;
+    mutable std::vector<std::vector<std::uint32_t>> hot_blocks_;
     // relation id and fork -> slot, for blocks_of()
     mutable boost::container::flat_map<std::pair<std::uint32_t, int>, std::size_t> slot_of_row_;
 };

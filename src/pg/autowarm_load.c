@@ -12,9 +12,10 @@
  * in shared buffers fill at most cachectl.autowarm_max_share of the pool,
  * those an earlier load left there included (a standby's own readers keep
  * the rest), each relation the same share of its blocks when they do not
- * all fit.  cachectl.autowarm_max_mb_per_sec paces the whole load, not
- * each call: a label of 35,000 one-block runs once went at four times the
- * rate, each call throttling only itself.  The label is read once per load,
+ * all fit, its hot blocks (used again when recorded) first.
+ * cachectl.autowarm_max_mb_per_sec paces the whole load, not each call: a
+ * label of 35,000 one-block runs once went at four times the rate, each
+ * call throttling only itself.  The label is read once per load,
  * so a reload that changes it meanwhile does not mix two snapshots.
  */
 #include "postgres.h"
@@ -51,7 +52,22 @@ typedef struct PlannedChunk
 	char	   *runs;			/* int8multirange as text */
 	bool		drop_os_copy;
 	int64		blocks;			/* in runs */
+	/* a shared chunk's runs the snapshot recorded hot, and the others */
+	char	   *hot_runs;
+	int64		hot_blocks;
+	char	   *cold_runs;
+	int64		cold_blocks;
 } PlannedChunk;
+
+/*
+ * What a pass over the plan loads of a chunk: all of it, or of a relation
+ * that cannot come back whole its hot blocks in the first pass and the rest
+ * in the second.
+ */
+typedef enum ChunkPart
+{
+	CHUNK_NOTHING, CHUNK_WHOLE, CHUNK_HOT, CHUNK_COLD
+} ChunkPart;
 
 typedef struct LoadCounts
 {
@@ -215,8 +231,15 @@ plan_load(const char *label, bool missing_only, MemoryContext load_context, Plan
 		if (SPI_execute_with_args("SELECT p.relation_number, p.relation_name, p.rel::pg_catalog.oid, p.skip_reason, "
 								  "p.fork, p.layer, p.runs::pg_catalog.text, p.drop_os_copy, "
 								  "(SELECT pg_catalog.sum(pg_catalog.upper(r) OPERATOR(pg_catalog.-) pg_catalog.lower(r)) "
-								  "   FROM pg_catalog.unnest(p.runs) AS r)::pg_catalog.int8 "
-								  "FROM cachectl.restore_plan($1, 'both', $2, $3) AS p "
+								  "   FROM pg_catalog.unnest(p.runs) AS r)::pg_catalog.int8, "
+								  "h.hot::pg_catalog.text, "
+								  "(SELECT pg_catalog.sum(pg_catalog.upper(r) OPERATOR(pg_catalog.-) pg_catalog.lower(r)) "
+								  "   FROM pg_catalog.unnest(h.hot) AS r)::pg_catalog.int8, "
+								  "(p.runs OPERATOR(pg_catalog.-) h.hot)::pg_catalog.text, "
+								  "(SELECT pg_catalog.sum(pg_catalog.upper(r) OPERATOR(pg_catalog.-) pg_catalog.lower(r)) "
+								  "   FROM pg_catalog.unnest(p.runs OPERATOR(pg_catalog.-) h.hot) AS r)::pg_catalog.int8 "
+								  "FROM cachectl.restore_plan($1, 'both', $2, $3) AS p, "
+								  "LATERAL (SELECT COALESCE(p.hot_runs, '{}') AS hot) AS h "
 								  "ORDER BY p.layer OPERATOR(pg_catalog.=) 'shared', p.relation_number",
 								  3, types, values, nulls, false, 0) != SPI_OK_SELECT)
 			elog(ERROR, "could not plan the autowarm load");
@@ -242,6 +265,12 @@ plan_load(const char *label, bool missing_only, MemoryContext load_context, Plan
 			chunk->drop_os_copy = !isnull && DatumGetBool(value);
 			value = SPI_getbinval(row, desc, 9, &isnull);
 			chunk->blocks = isnull ? 0 : DatumGetInt64(value);
+			chunk->hot_runs = text_column(row, desc, 10, load_context);
+			value = SPI_getbinval(row, desc, 11, &isnull);
+			chunk->hot_blocks = isnull ? 0 : DatumGetInt64(value);
+			chunk->cold_runs = text_column(row, desc, 12, load_context);
+			value = SPI_getbinval(row, desc, 13, &isnull);
+			chunk->cold_blocks = isnull ? 0 : DatumGetInt64(value);
 		}
 		if (count > 0)
 			*recorded_shared = recorded_shared_blocks(label);
@@ -256,7 +285,8 @@ plan_load(const char *label, bool missing_only, MemoryContext load_context, Plan
  * worker).
  */
 static bool
-load_chunk(const PlannedChunk *chunk, int64 keep_blocks, MemoryContext load_context, LoadCounts *counts)
+load_chunk(const PlannedChunk *chunk, const char *runs, int64 keep_blocks, MemoryContext load_context,
+		   LoadCounts *counts)
 {
 	Oid			types[6] = {OIDOID, TEXTOID, TEXTOID, TEXTOID, FLOAT8OID, INT8OID};
 	Datum		values[6];
@@ -266,7 +296,7 @@ load_chunk(const PlannedChunk *chunk, int64 keep_blocks, MemoryContext load_cont
 	begin_statement_transaction();
 	values[0] = ObjectIdGetDatum(chunk->relation);
 	values[1] = CStringGetTextDatum(chunk->fork);
-	values[2] = CStringGetTextDatum(chunk->runs);
+	values[2] = CStringGetTextDatum(runs);
 	values[3] = CStringGetTextDatum(chunk->layer);
 	values[4] = (Datum) 0;
 	values[5] = Int64GetDatum(keep_blocks);
@@ -345,6 +375,15 @@ load_chunk(const PlannedChunk *chunk, int64 keep_blocks, MemoryContext load_cont
 	return loaded;
 }
 
+/* What pass 0 or 1 of a load takes of a chunk (see ChunkPart). */
+static ChunkPart
+chunk_part(const PlannedChunk *chunk, int pass, bool relation_trimmed)
+{
+	if (strcmp(chunk->layer, "shared") != 0 || !relation_trimmed)
+		return pass == 0 ? CHUNK_WHOLE : CHUNK_NOTHING;
+	return pass == 0 ? CHUNK_HOT : CHUNK_COLD;
+}
+
 /* Where a load's figures go: the start load's or the last follow load's. */
 static AutowarmLoadFigures *
 figures_of(AutowarmDatabase *slot, bool start)
@@ -368,6 +407,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 	int64		shared_budget;
 	int64	   *shared_allowed;
 	int64	   *shared_loaded;
+	bool	   *shared_trimmed;
 	int64		keep_blocks;
 	int32		relation_numbers = 0;
 	bool	   *relation_gone;
@@ -429,55 +469,79 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 	for (int i = 0; i < chunk_count; i++)
 		if (chunks[i].layer != NULL && strcmp(chunks[i].layer, "shared") == 0)
 			shared_allowed[chunks[i].relation_number] += chunks[i].blocks;
+	shared_trimmed = palloc0(sizeof(bool) * (relation_numbers + 1));
 	if (planned_shared > Max(shared_budget, 0))
 	{
 		double		share = (double) Max(shared_budget, 0) / planned_shared;
 
 		for (int r = 0; r <= relation_numbers; r++)
-			shared_allowed[r] = (int64) floor(shared_allowed[r] * share);
+		{
+			int64		all = shared_allowed[r];
+
+			shared_allowed[r] = (int64) floor(all * share);
+			shared_trimmed[r] = shared_allowed[r] < all;
+		}
 	}
 
 	pace.rate_mb_per_sec = cachectl_autowarm_max_mb_per_sec_setting;
 	pace.origin = GetCurrentTimestamp();
 	pace.bytes = 0;
-	for (int i = 0; i < chunk_count; i++)
+
+	/*
+	 * A relation whose share is less than its blocks brings its hot blocks
+	 * first (those the snapshot saw used again), in a first pass over the
+	 * plan, and the others with what its share has left in a second.
+	 */
+	for (int pass = 0; pass < 2 && !stopped; pass++)
 	{
-		const PlannedChunk *chunk = &chunks[i];
+		for (int i = 0; i < chunk_count; i++)
+		{
+			const PlannedChunk *chunk = &chunks[i];
+			ChunkPart	part;
+			const char *runs;
+			int64		blocks;
 
-		CHECK_FOR_INTERRUPTS();
-		if (autowarm_should_stop())
-		{
-			stopped = true;
-			break;
-		}
-		if (chunk->skip_reason != NULL)
-		{
-			counts.relations_skipped++;
-			continue;
-		}
-		if (chunk->fork == NULL || relation_gone[chunk->relation_number])
-			continue;
-		keep_blocks = -1;
-		if (strcmp(chunk->layer, "shared") == 0)
-		{
-			int64		left = shared_allowed[chunk->relation_number] - shared_loaded[chunk->relation_number];
-
-			if (left <= 0)
+			CHECK_FOR_INTERRUPTS();
+			if (autowarm_should_stop())
+			{
+				stopped = true;
+				break;
+			}
+			if (chunk->skip_reason != NULL)
+			{
+				if (pass == 0)
+					counts.relations_skipped++;
 				continue;
-			if (chunk->blocks > left)
-				keep_blocks = left;
-			shared_loaded[chunk->relation_number] += Min(chunk->blocks, left);
-		}
-		if (!load_chunk(chunk, keep_blocks, load_context, &counts))
-		{
-			relation_gone[chunk->relation_number] = true;
-			counts.relations_skipped++;
-			continue;
-		}
-		if (!pace_load(&pace, keep_blocks >= 0 ? keep_blocks : chunk->blocks))
-		{
-			stopped = true;
-			break;
+			}
+			if (chunk->fork == NULL || relation_gone[chunk->relation_number])
+				continue;
+			part = chunk_part(chunk, pass, shared_trimmed[chunk->relation_number]);
+			runs = part == CHUNK_HOT ? chunk->hot_runs : part == CHUNK_COLD ? chunk->cold_runs : chunk->runs;
+			blocks = part == CHUNK_HOT ? chunk->hot_blocks : part == CHUNK_COLD ? chunk->cold_blocks : chunk->blocks;
+			if (part == CHUNK_NOTHING || runs == NULL || blocks <= 0)
+				continue;
+			keep_blocks = -1;
+			if (strcmp(chunk->layer, "shared") == 0)
+			{
+				int64		left = shared_allowed[chunk->relation_number] - shared_loaded[chunk->relation_number];
+
+				if (left <= 0)
+					continue;
+				if (blocks > left)
+					keep_blocks = left;
+				shared_loaded[chunk->relation_number] += Min(blocks, left);
+			}
+			if (!load_chunk(chunk, runs, keep_blocks, load_context, &counts))
+			{
+				relation_gone[chunk->relation_number] = true;
+				counts.relations_skipped++;
+				continue;
+			}
+			if (!pace_load(&pace, keep_blocks >= 0 ? keep_blocks : blocks))
+			{
+				stopped = true;
+				break;
+			}
 		}
 	}
 

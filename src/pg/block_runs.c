@@ -64,3 +64,34 @@ block_runs_to_multirange(const cachectl_block_range *runs, size_t count)
 	}
 	return MultirangeTypePGetDatum(make_multirange(INT8MULTIRANGEOID, typcache, (int32) count, ranges));
 }
+
+cachectl_block_range *
+block_runs_intersect(const cachectl_block_range *left, size_t left_count,
+					 const cachectl_block_range *right, size_t right_count, size_t *count)
+{
+	/* each output run ends where one of the inputs' runs ends */
+	cachectl_block_range *both = palloc(sizeof(cachectl_block_range) * Max(left_count + right_count, 1));
+	size_t		l = 0;
+	size_t		r = 0;
+
+	*count = 0;
+	while (l < left_count && r < right_count)
+	{
+		int64		first = Max(left[l].first, right[r].first);
+		int64		left_end = left[l].first + left[l].count;
+		int64		right_end = right[r].first + right[r].count;
+		int64		end = Min(left_end, right_end);
+
+		if (first < end)
+		{
+			both[*count].first = first;
+			both[*count].count = end - first;
+			(*count)++;
+		}
+		if (left_end <= right_end)
+			l++;
+		else
+			r++;
+	}
+	return both;
+}

@@ -136,6 +136,15 @@ buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index, const uin
 				 errmsg("out of memory while collecting the block numbers of shared buffers")));
 }
 
+void
+buffer_scan_row_hot_blocks(const cachectl_buffer_scan *scan, size_t index, const uint32 **blocks, size_t *count)
+{
+	if (!cachectl_buffer_scan_row_hot_blocks(scan, index, blocks, count))
+		ereport(ERROR,
+				(errcode(ERRCODE_OUT_OF_MEMORY),
+				 errmsg("out of memory while collecting the block numbers of shared buffers")));
+}
+
 /*
  * A temporary relation's pages live in its session's local buffers, which no
  * pass over shared buffers sees: every report of shared buffers says so

@@ -41,6 +41,9 @@ extern cachectl_buffer_scan *buffer_scan_pass_database(MemoryContext owner, cons
 /* The block numbers a collecting pass found for one of its rows; an error if they were lost. */
 extern void buffer_scan_row_blocks(const cachectl_buffer_scan *scan, size_t index,
 								   const uint32 **blocks, size_t *count);
+/* Those of them whose buffer's usage count was 2 or more (hot), sorted. */
+extern void buffer_scan_row_hot_blocks(const cachectl_buffer_scan *scan, size_t index,
+								   const uint32 **blocks, size_t *count);
 
 /*
  * The NOTICE every report of shared buffers gives for a temporary relation

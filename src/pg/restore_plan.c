@@ -35,7 +35,7 @@
 
 PG_FUNCTION_INFO_V1(pg_cachectl_restore_plan);
 
-#define RESTORE_PLAN_COLUMNS 9
+#define RESTORE_PLAN_COLUMNS 10
 
 /*
  * The label's relations, smallest first (most relations are warm soonest,
@@ -73,7 +73,8 @@ enum
 static const char *const rows_query =
 "SELECT s.fork, s.layer, s.fork_blocks, s.blocks,"
 "       COALESCE(CASE WHEN s.fork IN ('main', 'fsm', 'vm', 'init')"
-"                     THEN pg_catalog.pg_relation_size($3, s.fork) / $5 END, 0) AS now_blocks"
+"                     THEN pg_catalog.pg_relation_size($3, s.fork) / $5 END, 0) AS now_blocks,"
+"       s.hot_blocks"
 "  FROM cachectl.snapshot AS s"
 " WHERE s.label = $1 AND s.relation = $2 AND s.system_identifier = $4"
 "   AND ($6 = 'both' OR s.layer = $6)"
@@ -81,8 +82,20 @@ static const char *const rows_query =
 
 enum
 {
-	ROW_FORK = 1, ROW_LAYER, ROW_RECORDED_BLOCKS, ROW_RUNS, ROW_NOW_BLOCKS
+	ROW_FORK = 1, ROW_LAYER, ROW_RECORDED_BLOCKS, ROW_RUNS, ROW_NOW_BLOCKS, ROW_HOT_BLOCKS
 };
+
+/*
+ * The runs a relation's shared rows recorded as hot, per fork: a chunk of
+ * shared buffers says which of its blocks they are (hot_runs), so that a
+ * load that cannot bring back all of the relation brings those first.  None
+ * for a remapped relation (its blocks are placed by share, not by number).
+ */
+typedef struct HotRuns
+{
+	cachectl_block_range *runs[MAX_FORKNUM + 1];
+	int			count[MAX_FORKNUM + 1];
+} HotRuns;
 
 /* Where a fork's blocks are in a finished pass over shared buffers. */
 typedef struct SharedRowKey
@@ -223,7 +236,7 @@ unreadable_row(HeapTuple tuple, TupleDesc desc)
 static void
 add_relation_rows(cachectl_restore_plan *plan, SPIPlanPtr rows_plan, const PlanRequest *request,
 				  Oid recorded_relid, const char *relation_name, Datum system_identifier, Oid now_relid,
-				  const SharedResidency *shared)
+				  bool remapped, const SharedResidency *shared, HotRuns *hot)
 {
 	Datum		values[6];
 	char		nulls[6] = "      ";
@@ -276,6 +289,15 @@ add_relation_rows(cachectl_restore_plan *plan, SPIPlanPtr rows_plan, const PlanR
 		if (cachectl_restore_plan_add_row(plan, fork, shared_layer ? CACHECTL_SNAPSHOT_SHARED : CACHECTL_SNAPSHOT_OS,
 										  recorded_blocks, now_blocks, runs, run_count, &error) != CACHECTL_OK)
 			cachectl_raise_core_error(&error);
+		if (shared_layer && !remapped)
+		{
+			Datum		hot_blocks = SPI_getbinval(tuple, desc, ROW_HOT_BLOCKS, &isnull);
+
+			/* a NULL (the NOT NULL dropped by hand) only means no heat known */
+			if (!isnull)
+				hot->runs[fork] = block_runs_from_multirange(DatumGetMultirangeTypeP(hot_blocks),
+															 Max(recorded_blocks, 0), &hot->count[fork]);
+		}
 		if (!request->missing_only)
 			continue;
 		if (shared_layer)
@@ -311,10 +333,10 @@ add_relation_rows(cachectl_restore_plan *plan, SPIPlanPtr rows_plan, const PlanR
  */
 static void
 put_relation(ReturnSetInfo *rsinfo, cachectl_restore_plan *plan, int32 number, Datum name, Oid now_relid,
-			 bool remapped, const char *skip_reason)
+			 bool remapped, const char *skip_reason, const HotRuns *hot)
 {
 	Datum		values[RESTORE_PLAN_COLUMNS] = {0};
-	bool		nulls[RESTORE_PLAN_COLUMNS] = {false, false, false, false, true, true, true, true, true};
+	bool		nulls[RESTORE_PLAN_COLUMNS] = {false, false, false, false, true, true, true, true, true, true};
 	size_t		chunk_count = 0;
 	cachectl_error error = {0};
 
@@ -343,6 +365,17 @@ put_relation(ReturnSetInfo *rsinfo, cachectl_restore_plan *plan, int32 number, D
 		values[7] = block_runs_to_multirange(chunk.runs, chunk.run_count);
 		values[8] = BoolGetDatum(chunk.drop_os_copy);
 		memset(&nulls[5], false, 4);
+		nulls[9] = true;
+		if (chunk.layer == CACHECTL_SNAPSHOT_SHARED && hot->runs[chunk.fork] != NULL)
+		{
+			size_t		hot_count;
+			cachectl_block_range *hot_runs = block_runs_intersect(chunk.runs, chunk.run_count,
+																  hot->runs[chunk.fork],
+																  (size_t) hot->count[chunk.fork], &hot_count);
+
+			values[9] = block_runs_to_multirange(hot_runs, hot_count);
+			nulls[9] = false;
+		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	/* a relation with nothing left to load still has its row (restore() counts it warmed) */
@@ -355,7 +388,7 @@ put_relation(ReturnSetInfo *rsinfo, cachectl_restore_plan *plan, int32 number, D
  *                       max_mb_per_sec float8 DEFAULT NULL, missing_only boolean DEFAULT false)
  *   RETURNS TABLE (relation_number int4, relation_name text, rel regclass, remapped boolean,
  *                  skip_reason text, fork text, layer text, runs int8multirange,
- *                  drop_os_copy boolean)
+ *                  drop_os_copy boolean, hot_runs int8multirange)
  *
  * For each of the label's relations the caller can see (numbered from the
  * one with the fewest recorded blocks): where it is now or why it is
@@ -437,6 +470,7 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 		const char *skip_reason = NULL;
 		MemoryContext relation_context;
 		cachectl_restore_plan *plan;
+		HotRuns		hot = {{0}};
 
 		CHECK_FOR_INTERRUPTS();
 		if (oid_null || name_null || system_null)
@@ -461,9 +495,9 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 		{
 			plan = restore_plan_create(relation_context, &request, remapped);
 			add_relation_rows(plan, rows_plan, &request, recorded_relid, TextDatumGetCString(name),
-							  system_identifier, now_relid, &shared);
+							  system_identifier, now_relid, remapped, &shared, &hot);
 		}
-		put_relation(rsinfo, plan, (int32) (i + 1), name, now_relid, remapped, skip_reason);
+		put_relation(rsinfo, plan, (int32) (i + 1), name, now_relid, remapped, skip_reason, &hot);
 		MemoryContextSwitchTo(work_context);
 		MemoryContextDelete(relation_context);
 	}

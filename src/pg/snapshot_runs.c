@@ -27,26 +27,47 @@ PG_FUNCTION_INFO_V1(pg_cachectl_shared_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_os_block_runs);
 PG_FUNCTION_INFO_V1(pg_cachectl_system_identifier);
 
-#define BLOCK_RUN_COLUMNS 4
+#define SHARED_RUN_COLUMNS 5
 
-/* Adds one row per run of consecutive blocks. */
+/*
+ * Adds one row per run of consecutive blocks of the same heat: hot holds
+ * the hot ones among blocks (both sorted), so one walk of the two tells
+ * each block's.
+ */
 static void
-put_block_runs(ReturnSetInfo *rsinfo, Oid relid, int fork, const uint32 *blocks, size_t count)
+put_shared_runs(ReturnSetInfo *rsinfo, Oid relid, int fork, const uint32 *blocks, size_t count,
+				const uint32 *hot, size_t hot_count)
 {
 	size_t		start = 0;
+	size_t		next_hot = 0;
 
 	while (start < count)
 	{
 		size_t		end = start + 1;
-		Datum		values[BLOCK_RUN_COLUMNS];
-		bool		nulls[BLOCK_RUN_COLUMNS] = {false, false, false, false};
+		bool		run_hot;
+		Datum		values[SHARED_RUN_COLUMNS];
+		bool		nulls[SHARED_RUN_COLUMNS] = {false, false, false, false, false};
 
+		while (next_hot < hot_count && hot[next_hot] < blocks[start])
+			next_hot++;
+		run_hot = next_hot < hot_count && hot[next_hot] == blocks[start];
+		if (run_hot)
+			next_hot++;
 		while (end < count && blocks[end] == blocks[end - 1] + 1)
+		{
+			bool		block_hot = next_hot < hot_count && hot[next_hot] == blocks[end];
+
+			if (block_hot != run_hot)
+				break;
+			if (block_hot)
+				next_hot++;
 			end++;
+		}
 		values[0] = ObjectIdGetDatum(relid);
 		values[1] = CStringGetTextDatum(forkNames[fork]);
 		values[2] = Int64GetDatum((int64) blocks[start]);
 		values[3] = Int64GetDatum((int64) (end - start));
+		values[4] = BoolGetDatum(run_hot);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		start = end;
 	}
@@ -63,21 +84,26 @@ put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
 		cachectl_buffer_row row;
 		const uint32 *blocks;
 		size_t		count;
+		const uint32 *hot;
+		size_t		hot_count;
 
 		cachectl_buffer_scan_row(scan, i, &row);
 		buffer_scan_row_blocks(scan, i, &blocks, &count);
-		put_block_runs(rsinfo, row.relation_id, row.fork_number, blocks, count);
+		buffer_scan_row_hot_blocks(scan, i, &hot, &hot_count);
+		put_shared_runs(rsinfo, row.relation_id, row.fork_number, blocks, count, hot, hot_count);
 	}
 }
 
 /*
  * cachectl.shared_block_runs(rels regclass[] DEFAULT NULL)
- *   RETURNS TABLE (relation regclass, fork text, first_block int8, block_count int8)
+ *   RETURNS TABLE (relation regclass, fork text, first_block int8, block_count int8,
+ *                  hot boolean)
  *
  * The runs of consecutive blocks in shared buffers, from one pass over the
  * pool: of the relations named (as relation sets: partitions expanded), or
- * with NULL of every relation of the database the user may read.  Internal:
- * what snapshot() records.
+ * with NULL of every relation of the database the user may read.  A run is
+ * hot when its buffers' usage counts were 2 or more (cut where that
+ * changes).  Internal: what snapshot() records.
  */
 Datum
 pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)

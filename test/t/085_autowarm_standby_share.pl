@@ -12,7 +12,11 @@
 #   load (all of them: they fit);
 # - with cachectl.autowarm_max_share = 0.3 (1,228 buffers, about half of the
 #   hot set) each relation gets the same share of its blocks: both between
-#   0.35 and 0.65 of their hot buffers, within 0.1 of each other.
+#   0.35 and 0.65 of their hot buffers, within 0.1 of each other;
+# - and the hottest first: blocks 600-899 of a_t were read twice more than
+#   the rest (usage count 3, the rest 1), the snapshot records them as its
+#   hot blocks, and the standby short of room holds all of them (the first
+#   blocks of each relation before: none of 600-899).
 use strict;
 use warnings;
 
@@ -45,12 +49,21 @@ $standby->init_from_backup($primary, 'backup', has_streaming => 1);
 $standby->append_conf('postgresql.conf', "hot_standby = on\n");
 $standby->start;
 
-# the hot set: both tables and the index whole in the primary's shared buffers
+# the hot set: both tables and the index whole in the primary's shared
+# buffers, each read once since evicted (usage count 1), and blocks 600-899
+# of a_t read twice more (usage count 3)
+my $hot_range = '{[600,900)}';
 $primary->safe_psql('postgres', q{
+SELECT count(*) >= 0 FROM cachectl.evict_relations(ARRAY['a_t', 'a_t_pkey', 'b_t']::regclass[]);
 SELECT count(*) >= 0 FROM cachectl.prewarm('a_t', 'shared');
 SELECT count(*) >= 0 FROM cachectl.prewarm('a_t_pkey', 'shared');
 SELECT count(*) >= 0 FROM cachectl.prewarm('b_t', 'shared');
 });
+for (1 .. 2)
+{
+	$primary->safe_psql('postgres', q{
+SELECT count(*) FROM a_t WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(600, 899) b))});
+}
 my $taken = autowarm_state($primary, 'snapshots_taken');
 ok(defined wait_for_status($primary, "snapshots_taken >= $taken + 2", 6 * $interval), 'the primary recorded its hot set');
 my %recorded;
@@ -60,7 +73,22 @@ for my $relation (qw(a_t a_t_pkey b_t))
 }
 cmp_ok($recorded{a_t} + $recorded{b_t}, '>=', 2300,
 	"the snapshot holds $recorded{a_t} + $recorded{b_t} hot buffers of the tables (and $recorded{a_t_pkey} of the index)");
+is($primary->safe_psql('postgres', q{
+SELECT hot_blocks FROM cachectl.snapshot WHERE label = 'autowarm' AND relation = 'a_t'::regclass
+   AND fork = 'main' AND layer = 'shared'}), $hot_range,
+	'the snapshot records a_t\'s blocks read again as its hot blocks');
 $primary->wait_for_catchup($standby);
+
+# The blocks of $range of a relation's main fork in the node's shared buffers.
+sub held_in_range
+{
+	my ($node, $relation, $range) = @_;
+	return $node->safe_psql('postgres', qq{
+SELECT COALESCE(sum(upper(x) - lower(x)), 0)
+  FROM unnest((SELECT range_agg(int8range(first_block, first_block + block_count))
+                 FROM cachectl.shared_block_runs(ARRAY['$relation'::regclass]) WHERE fork = 'main')
+              * '$range'::int8multirange) AS x});
+}
 
 # The standby made cold (restarted, its files out of the OS cache); its
 # start load ends; the share of each relation's hot buffers it holds.
@@ -95,6 +123,8 @@ for my $relation (qw(a_t b_t))
 }
 cmp_ok(abs($share{a_t} - $share{b_t}), '<=', 0.1,
 	sprintf('the two tables in proportion (%.2f and %.2f; one whole and one empty before)', $share{a_t}, $share{b_t}));
+is(held_in_range($standby, 'a_t', $hot_range), '300',
+	'a_t\'s share is its hot blocks first: all 300 of them held (none before: the first blocks were)');
 is(autowarm_state($standby, 'failures'), '0', 'the standby\'s worker never failed');
 
 $standby->stop;

@@ -147,6 +147,24 @@ TEST_CASE("collected blocks are found by relation and fork when file order is no
     CHECK(scan.blocks_of(12345, 0).empty()); // not a relation of the scan
 }
 
+TEST_CASE("hot blocks are those whose buffer was used again, kept apart and sorted", "[buffer_scan]") {
+    BufferScan scan;
+    scan.collect_blocks();
+    const RelationFileKey key{1663, 5, 16384};
+    scan.want(key, 16384, main_and_fsm);
+    scan.seal();
+    // usage counts 0..5 over blocks 9..0: 2 and more is hot
+    for (std::uint32_t block = 0; block < 10; ++block)
+        REQUIRE(scan.count_resident_block(scan.match(key, 0), 9 - block, false, false, static_cast<int>(block % 6)));
+    REQUIRE(scan.count_resident_block(scan.match(key, 1), 0, false, false, 1));
+    scan.rows();
+    CHECK(scan.blocks_of(16384, 0) == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+    // block 9 - b had usage b % 6: hot are b = 2, 3, 4, 5, 8, 9
+    CHECK(scan.hot_blocks_of(16384, 0) == std::vector<std::uint32_t>{0, 1, 4, 5, 6, 7});
+    CHECK(scan.hot_blocks_of(16384, 1).empty());
+    CHECK(scan.hot_blocks_of(12345, 0).empty());
+}
+
 TEST_CASE("wanting after sealing is refused", "[buffer_scan]") {
     BufferScan scan;
     scan.seal();
