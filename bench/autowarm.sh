@@ -10,11 +10,12 @@
 #             relation files dropped from the OS page cache, started, given
 #             the time its mechanism needs to load, the primary's steady
 #             state measured again (REF_S), promoted, and pgbench -S -P 1 on
-#             the new primary; (d) is the rule the worker followed before
-#             issue 26, still CALL restore()'s: one call fills
-#             cachectl.prewarm_max_share of the pool, relation after relation
-#             (the smallest first); before each promotion, the share of each
-#             large relation's recorded hot buffers the standby holds;
+#             the new primary; (d) a standby warmed by one CALL
+#             cachectl.restore('autowarm') (each chunk its own call, capped
+#             by cachectl.prewarm_max_share: all that fits in the pool is
+#             loaded, a fully warm control for (c)); before each promotion,
+#             the share of each large relation's recorded hot buffers the
+#             standby holds;
 #   reboot    the primary itself, for each variant: restarted with the
 #             variant's libraries, warmed by pgbench -S (its steady state),
 #             stopped cleanly (autoprewarm dumps, autowarm records), its
@@ -193,7 +194,7 @@ FAILOVER_VARIANTS=(a b c d)
 declare -A SERIES=([a]="a) nothing" [b]="b) pg_prewarm autoprewarm" [c]="c) pg_cachectl autowarm"
                    [d]="d) CALL restore()")
 declare -A FAILOVER_NAME=([a]="plain standby" [b]="standby with autoprewarm" [c]="standby with autowarm following"
-                          [d]="standby warmed by CALL cachectl.restore('autowarm'), the rule before issue 26")
+                          [d]="standby warmed by CALL cachectl.restore('autowarm'): all that fits, a warm control")
 
 # hot_shares PSQLFN — for each relation with at least HOT_MIN_BLOCKS buffers
 # recorded in label autowarm's shared layer (the primary's hot set, as its
@@ -570,7 +571,7 @@ if part failover; then
         "$(t90_text "${F_T90[c]}")" "autoprewarm $(t90_text "${F_T90[b]}"), plain $(t90_text "${F_T90[a]}")" '-' \
         "$(verdict "${F_T90[c]} >= 0 && ${F_T90[c]} <= $GOAL_T90_S")"
     emit_goal "failover: autowarm holds >= ${GOAL_HOT_SHARE}% of the primary's hot buffers of each relation" \
-        "smallest $(fmt "${F_HOT_MIN[c]:-0}")%" "restore() (the old rule) smallest $(fmt "${F_HOT_MIN[d]:-0}")%" '-' \
+        "smallest $(fmt "${F_HOT_MIN[c]:-0}")%" "restore() smallest $(fmt "${F_HOT_MIN[d]:-0}")%" '-' \
         "$(verdict "${F_HOT_MIN[c]:-0} >= $GOAL_HOT_SHARE")"
     emit_goal "failover: autowarm's first 5 s >= ${GOAL_FIRST5_SHARE}% of the primary's steady state (just before)" \
         "$(fmt "${F_SHARE5[c]}")% ($(fmt "${F_FIRST5[c]}" 0) tps)" "restore() $(fmt "${F_SHARE5[d]}")%, plain $(fmt "${F_SHARE5[a]}")%" \
