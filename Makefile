@@ -25,6 +25,8 @@ SHIM_OBJS = \
 	src/pg/cache_metrics.o \
 	src/pg/relation_set.o \
 	src/pg/relation_guard.o \
+	src/pg/internal_entry.o \
+	src/pg/transaction_block.o \
 	src/pg/fork_files.o \
 	src/pg/fork_residency.o \
 	src/pg/snapshot_runs.o \
@@ -98,6 +100,7 @@ REGRESS = \
 	both_layers_errors \
 	hostile_inputs \
 	privileges \
+	role_sets \
 	snapshots \
 	snapshots_errors \
 	cold_assertions \

@@ -209,7 +209,7 @@ hot_shares() {
              resident AS (
                  SELECT r.relation::oid AS relation, r.fork,
                         range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs
-                   FROM cachectl.shared_block_runs(NULL) AS r GROUP BY 1, 2),
+                   FROM cachectl_internal.shared_block_runs(NULL) AS r GROUP BY 1, 2),
              per_relation AS (
                  SELECT c.relation_name, sum(c.block_count) AS hot,
                         sum(COALESCE((SELECT sum(upper(x) - lower(x))
@@ -525,7 +525,7 @@ if part snapshot; then
         sql -c "DROP TABLE IF EXISTS t" -c "DELETE FROM cachectl.snapshot" -c "CHECKPOINT"
         build_table_t "$blocks"
         # half the pool: single blocks of t at random (a fragmented shared layer)
-        sql -c "SELECT setseed(0.17)" -c "SELECT * FROM cachectl.prewarm_runs('t', 'main',
+        sql -c "SELECT setseed(0.17)" -c "SELECT * FROM cachectl_internal.prewarm_runs('t', 'main',
                   (SELECT range_agg(int8range(b, b + 1)) FROM (SELECT DISTINCT (random() * ($T_BLOCKS - 1))::int8 AS b
                      FROM generate_series(1, $((NBUFFERS / 2)))) s), 'shared')" >/dev/null
         read -r c_shared c_os c_size <<<"$(sql -c "SELECT round(sum(shared_bytes) / 1048576.0), round(sum(os_cached_bytes) / 1048576.0),

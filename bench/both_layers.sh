@@ -379,13 +379,13 @@ CREATE TABLE bench_warm AS
     SELECT range_agg(int8range(c * $WARM_CHUNK_BLOCKS, (c + 1) * $WARM_CHUNK_BLOCKS)) AS runs
       FROM generate_series(0, $T_BLOCKS / $WARM_CHUNK_BLOCKS - 1) c
      WHERE random() < 0.5;
-SELECT * FROM cachectl.prewarm_runs('t', 'main', (SELECT runs FROM bench_warm), 'shared');
+SELECT * FROM cachectl_internal.prewarm_runs('t', 'main', (SELECT runs FROM bench_warm), 'shared');
 -- the snapshot restore() loads back, and the same runs kept for the checks
 SELECT * FROM cachectl.snapshot('bench', ARRAY['t'::regclass]);
 CREATE TABLE bench_snapshot AS
     SELECT range_agg(int8range(first_block, first_block + block_count)) AS runs,
            sum(block_count)::int8 AS blocks, count(*) AS run_count
-      FROM cachectl.shared_block_runs(ARRAY['t'::regclass])
+      FROM cachectl_internal.shared_block_runs(ARRAY['t'::regclass])
      WHERE fork = 'main';
 SELECT autoprewarm_dump_now();
 CHECKPOINT;

@@ -19,7 +19,7 @@
 #   - SELECT count(*) FROM cachectl.top_relations(10)
 #   - SELECT count(*) FROM cachectl.database_status     (one row per relation, for scale)
 #   - the floor's parts: the pg_class scan and the pass over the pool with
-#     the catalog (cachectl.shared_block_runs(NULL): the same list and pass,
+#     the catalog (cachectl_internal.shared_block_runs(NULL): the same list and pass,
 #     no OS look), util-linux fincore over every file of the database from
 #     the shell (one open + mmap + mincore per file), and the kernel's floor:
 #     bench/raw_file_walk.c doing only the calls the walk cannot do without
@@ -142,7 +142,7 @@ SELECT ms AS sum_ms, result AS sum_result FROM bench_median(\$q\$SELECT string_a
 SELECT ms AS top_ms, result AS top_rows FROM bench_median(\$q\$SELECT count(*)::text FROM cachectl.top_relations(10)\$q\$, $REPS) \gset
 SELECT ms AS status_ms FROM bench_median(\$q\$SELECT count(*)::text FROM cachectl.database_status\$q\$, $REPS) \gset
 SELECT ms AS list_ms FROM bench_median(\$q\$SELECT count(*)::text FROM pg_class\$q\$, $REPS) \gset
-SELECT ms AS pass_ms FROM bench_median(\$q\$SELECT count(*)::text FROM cachectl.shared_block_runs(NULL)\$q\$, $REPS) \gset
+SELECT ms AS pass_ms FROM bench_median(\$q\$SELECT count(*)::text FROM cachectl_internal.shared_block_runs(NULL)\$q\$, $REPS) \gset
 SELECT :'sum_ms', :'sum_result', :'top_ms', :'top_rows', :'status_ms', :'list_ms', :'pass_ms';
 SQL
 )"

@@ -61,13 +61,13 @@ RESET ROLE;
 DROP ROLE regress_autowarm_nobody, regress_autowarm_monitor;
 
 -- what the worker loads: restore_plan() checks its arguments as restore() does
-SELECT * FROM cachectl.restore_plan('no such label');
-SELECT * FROM cachectl.restore_plan('x', 'disk');
-SELECT * FROM cachectl.restore_plan('x', 'both', 0);
-SELECT * FROM cachectl.restore_plan(NULL);
-SELECT * FROM cachectl.restore_plan('x', 'both', NULL, NULL);
+SELECT * FROM cachectl_internal.restore_plan('no such label');
+SELECT * FROM cachectl_internal.restore_plan('x', 'disk');
+SELECT * FROM cachectl_internal.restore_plan('x', 'both', 0);
+SELECT * FROM cachectl_internal.restore_plan(NULL);
+SELECT * FROM cachectl_internal.restore_plan('x', 'both', NULL, NULL);
 -- in the words prewarm() uses
 \set VERBOSITY default
-SELECT * FROM cachectl.restore_plan('x', 'disk');
+SELECT * FROM cachectl_internal.restore_plan('x', 'disk');
 \set VERBOSITY sqlstate
 DROP EXTENSION pg_cachectl;

@@ -86,12 +86,12 @@ SELECT relations > 100 AS relations_counted, os_pages_left FROM cachectl.cold_da
 SELECT shared_blocks, os_blocks FROM cachectl.status('layers_t') WHERE fork = 'main';
 
 -- the internals of snapshots
-SELECT * FROM cachectl.prewarm_runs('layers_t', 'main', '{[0,5),[20,22)}', 'shared');
-SELECT relation, fork, first_block, block_count FROM cachectl.shared_block_runs(ARRAY['layers_t'::regclass])
+SELECT * FROM cachectl_internal.prewarm_runs('layers_t', 'main', '{[0,5),[20,22)}', 'shared');
+SELECT relation, fork, first_block, block_count FROM cachectl_internal.shared_block_runs(ARRAY['layers_t'::regclass])
 WHERE fork = 'main';
-SELECT * FROM cachectl.prewarm_runs('layers_t', 'main', '{[10,12)}', 'os');
-SELECT * FROM cachectl.os_block_runs('layers_t') WHERE first_block >= 10;
-SELECT cachectl.system_identifier() ~ '^[0-9]+$' AS identifier_is_a_number;
+SELECT * FROM cachectl_internal.prewarm_runs('layers_t', 'main', '{[10,12)}', 'os');
+SELECT * FROM cachectl_internal.os_block_runs('layers_t') WHERE first_block >= 10;
+SELECT cachectl_internal.system_identifier() ~ '^[0-9]+$' AS identifier_is_a_number;
 
 -- a temporary table: status and draw say, as shared_residency does, that its
 -- pages live in the session's local buffers (so none are counted)

@@ -20,7 +20,7 @@ SELECT * FROM cachectl.prewarm('lyr_t', last_block => 4294967296);
 SELECT * FROM cachectl.prewarm('lyr_t', max_mb_per_sec => 0);
 SELECT * FROM cachectl.prewarm('lyr_t', max_mb_per_sec => 'NaN');
 SELECT * FROM cachectl.prewarm('lyr_t', max_mb_per_sec => '-Infinity');
-SELECT * FROM cachectl.prewarm_runs('lyr_t', 'main', '{[0,1)}', 'nowhere');
+SELECT * FROM cachectl_internal.prewarm_runs('lyr_t', 'main', '{[0,1)}', 'nowhere');
 -- absurd widths (22023)
 SELECT cachectl.draw('lyr_t', 0);
 SELECT cachectl.draw('lyr_t', 10001);
@@ -58,10 +58,11 @@ SELECT count(*) FROM cachectl.cold('lyr_t');
 SELECT count(*) FROM cachectl.prewarm('lyr_t');
 SELECT * FROM cachectl.cold_database();
 RESET ROLE;
+-- pg_read_all_stats reports on every relation (status, draw, database_status),
+-- SELECT or not; an action still needs SELECT
 SET ROLE regress_lyr_stats;
 SELECT count(*) FROM cachectl.status('lyr_t');
 SELECT cachectl.draw('lyr_t');
--- database_status leaves out, silently, what the role may not read
 SELECT count(*) FILTER (WHERE relation = 'lyr_t'::regclass) AS lyr_t_rows FROM cachectl.database_status;
 SELECT count(*) FROM cachectl.cold('lyr_t');
 RESET ROLE;

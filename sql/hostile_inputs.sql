@@ -86,9 +86,9 @@ INSERT INTO hi_relation_fn VALUES
     ('prewarm', 'cachectl.prewarm(%s)'),
     ('prewarm_shared', 'cachectl.prewarm(%s, ''shared'', drop_os_copy => true)'),
     -- how many runs depends on what is cached: count them, so the case gives one row
-    ('shared_block_runs', '(SELECT count(*) FROM cachectl.shared_block_runs(ARRAY[%s]::regclass[]))'),
-    ('os_block_runs', '(SELECT count(*) FROM cachectl.os_block_runs(%s))'),
-    ('prewarm_runs', 'cachectl.prewarm_runs(%s, ''main'', ''{[0,3)}'')'),
+    ('shared_block_runs', '(SELECT count(*) FROM cachectl_internal.shared_block_runs(ARRAY[%s]::regclass[]))'),
+    ('os_block_runs', '(SELECT count(*) FROM cachectl_internal.os_block_runs(%s))'),
+    ('prewarm_runs', 'cachectl_internal.prewarm_runs(%s, ''main'', ''{[0,3)}'')'),
     ('snapshot', 'cachectl.snapshot(''hi'', ARRAY[%s]::regclass[], true)');
 
 INSERT INTO hi_case (grp, fn, arg, call)
@@ -108,8 +108,8 @@ SELECT 'fork', f.fn, t.rel || ' ' || coalesce(k.fork, 'NULL'),
                ('os_map', 'cachectl.os_map(%s, %s)'),
                ('os_restore', 'cachectl.os_restore(%s, B''1'', %s)'),
                ('prewarm', 'cachectl.prewarm(%s, ''both'', %s)'),
-               ('os_block_runs', '(SELECT count(*) FROM cachectl.os_block_runs(%s, %s))'),
-               ('prewarm_runs', 'cachectl.prewarm_runs(%s, %s, ''{[0,1)}'')')) AS f (fn, template)
+               ('os_block_runs', '(SELECT count(*) FROM cachectl_internal.os_block_runs(%s, %s))'),
+               ('prewarm_runs', 'cachectl_internal.prewarm_runs(%s, %s, ''{[0,1)}'')')) AS f (fn, template)
  CROSS JOIN (VALUES ('hi_t'), ('hi_unlogged')) AS t (rel)
  CROSS JOIN (VALUES ('main'), ('fsm'), ('vm'), ('init'), (''), ('xyz'), ('MAIN'), (NULL)) AS k (fork);
 
@@ -133,7 +133,7 @@ SELECT 'throttle', f.fn, r.rate, format(f.template, r.rate)
                ('prewarm os', 'cachectl.prewarm(''hi_t'', ''os'', max_mb_per_sec => %s)'),
                ('prewarm shared', 'cachectl.prewarm(''hi_t'', ''shared'', max_mb_per_sec => %s)'),
                ('os_restore', 'cachectl.os_restore(''hi_t'', B''1'', max_mb_per_sec => %s)'),
-               ('prewarm_runs', 'cachectl.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', max_mb_per_sec => %s)'))
+               ('prewarm_runs', 'cachectl_internal.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', max_mb_per_sec => %s)'))
            AS f (fn, template)
  CROSS JOIN (VALUES ('0'), ('-1'), ('''-0''::float8'), ('''NaN''::float8'), ('''Infinity''::float8'),
                     ('''-Infinity''::float8'), ('1e300'), ('1.7e302'), ('1.72e302'), ('1e303'),
@@ -154,13 +154,13 @@ SELECT 'width', 'draw', r.rel || ' ' || w.w, format('cachectl.draw(%L, %s)', r.r
 INSERT INTO hi_case (grp, fn, arg, call)
 SELECT 'target', f.fn, coalesce(t.target, 'NULL'), format(f.template, coalesce(quote_literal(t.target), 'NULL'))
   FROM (VALUES ('prewarm', 'cachectl.prewarm(''hi_t'', %s)'),
-               ('prewarm_runs', 'cachectl.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', %s)')) AS f (fn, template)
+               ('prewarm_runs', 'cachectl_internal.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', %s)')) AS f (fn, template)
  CROSS JOIN (VALUES ('os'), ('shared'), ('both'), (''), ('OS'), ('none'), (' both'), (NULL)) AS t (target);
 
 -- 7. Block runs of prewarm_runs: empty, negative, unbounded, past the end, beyond 2^32.
 INSERT INTO hi_case (grp, fn, arg, call)
 SELECT 'runs', 'prewarm_runs', coalesce(r.runs, 'NULL'),
-       format('cachectl.prewarm_runs(''hi_t'', ''main'', %s)', coalesce(quote_literal(r.runs), 'NULL'))
+       format('cachectl_internal.prewarm_runs(''hi_t'', ''main'', %s)', coalesce(quote_literal(r.runs), 'NULL'))
   FROM (VALUES ('{}'), ('{[0,1)}'), ('{[-5,3)}'), ('{[-10,-1)}'), ('{[-9223372036854775808,9223372036854775807)}'),
                ('{[0,)}'), ('{(,5)}'), ('{(,)}'), ('{[30,100)}'), ('{[100,200)}'),
                ('{[4294967295,4294967297)}'), ('{[0,1),[5,6),[34,35)}'), (NULL)) AS r (runs);
@@ -180,7 +180,7 @@ INSERT INTO hi_case (grp, fn, arg, call)
 SELECT 'array', f.fn, a.label, format(f.template, a.arr)
   FROM (VALUES ('evict_relations', 'cachectl.evict_relations(%s)'),
                ('evict_relations_cascade', 'cachectl.evict_relations(%s, cascade => true)'),
-               ('shared_block_runs', '(SELECT count(*) FROM cachectl.shared_block_runs(%s))'),
+               ('shared_block_runs', '(SELECT count(*) FROM cachectl_internal.shared_block_runs(%s))'),
                ('snapshot', 'cachectl.snapshot(''hi_array'', %s)')) AS f (fn, template)
  CROSS JOIN (VALUES ('empty', '''{}''::regclass[]'), ('null', 'NULL::regclass[]'),
                     ('null_element', 'ARRAY[NULL::regclass]'), ('duplicates', 'ARRAY[''hi_t'', ''hi_t'', ''hi_p1'', ''hi_p'']::regclass[]'),
@@ -205,9 +205,9 @@ INSERT INTO hi_case (grp, fn, arg, call) VALUES
     ('null', 'os_restore', 'drop_others', 'cachectl.os_restore(''hi_t'', B''1'', drop_others => NULL)'),
     ('null', 'os_restore', 'wait', 'cachectl.os_restore(''hi_t'', B''1'', wait => NULL)'),
     ('null', 'prewarm', 'drop_os_copy', 'cachectl.prewarm(''hi_t'', drop_os_copy => NULL)'),
-    ('null', 'prewarm_runs', 'fork', 'cachectl.prewarm_runs(''hi_t'', NULL, ''{[0,1)}'')'),
-    ('null', 'prewarm_runs', 'drop_os_copy', 'cachectl.prewarm_runs(''hi_t'', ''main'', ''{[0,1)}'', drop_os_copy => NULL)'),
-    ('null', 'os_block_runs', 'fork', 'cachectl.os_block_runs(''hi_t'', NULL)'),
+    ('null', 'prewarm_runs', 'fork', 'cachectl_internal.prewarm_runs(''hi_t'', NULL, ''{[0,1)}'')'),
+    ('null', 'prewarm_runs', 'drop_os_copy', 'cachectl_internal.prewarm_runs(''hi_t'', ''main'', ''{[0,1)}'', drop_os_copy => NULL)'),
+    ('null', 'os_block_runs', 'fork', 'cachectl_internal.os_block_runs(''hi_t'', NULL)'),
     ('null', 'snapshot', 'label', 'cachectl.snapshot(NULL, ARRAY[''hi_t'']::regclass[])'),
     ('null', 'snapshot', 'cascade', 'cachectl.snapshot(''hi'', ARRAY[''hi_t'']::regclass[], NULL)'),
     ('none', 'database_status', '', 'cachectl.database_status()'),
@@ -216,7 +216,7 @@ INSERT INTO hi_case (grp, fn, arg, call) VALUES
     ('none', 'evict_all', '', 'cachectl.evict_all()'),
     ('none', 'os_engine', '', 'cachectl.os_engine()'),
     ('none', 'os_page_size', '', 'cachectl.os_page_size()'),
-    ('none', 'system_identifier', '', 'cachectl.system_identifier()');
+    ('none', 'system_identifier', '', 'cachectl_internal.system_identifier()');
 
 -- 11. Snapshot labels: empty, long, a control character.
 INSERT INTO hi_case (grp, fn, arg, call)
@@ -258,7 +258,7 @@ SET statement_timeout = '1s';
 SELECT count(*) > 0 AS evicted FROM cachectl.evict('hi_t');
 SELECT count(*) FROM cachectl.prewarm('hi_t', 'shared', max_mb_per_sec => 0.1);
 SELECT count(*) > 0 AS evicted FROM cachectl.evict('hi_t');
-SELECT * FROM cachectl.prewarm_runs('hi_t', 'main', '{[0,35)}', 'shared', max_mb_per_sec => 0.1);
+SELECT * FROM cachectl_internal.prewarm_runs('hi_t', 'main', '{[0,35)}', 'shared', max_mb_per_sec => 0.1);
 RESET statement_timeout;
 
 -- Maps of the wrong length: what lies past the fork is counted, not loaded.

@@ -78,7 +78,7 @@ SELECT * FROM cachectl.os_prefetch('ctl_t');
 SELECT * FROM cachectl.os_restore('ctl_t', B'1');
 RESET ROLE;
 
--- pg_read_all_stats may draw and map, but needs SELECT on the table to map it
+-- pg_read_all_stats may draw and map any table (a report), SELECT or not
 SET ROLE regress_ctl_stats;
 SELECT cachectl.os_draw(B'1', 1) IS NOT NULL AS can_draw;
 SELECT cachectl.os_map('ctl_t');

@@ -26,6 +26,16 @@ CREATE SCHEMA cachectl;
 REVOKE ALL ON SCHEMA cachectl FROM PUBLIC;
 GRANT USAGE ON SCHEMA cachectl TO pg_read_all_stats;
 
+-- The helpers snapshot() and restore() call (they run with the caller's
+-- privileges, so they call these as the caller) live apart, out of the
+-- user's \df cachectl.*.  They are executable by PUBLIC and each refuses a
+-- role that may not execute the entry point it serves
+-- (src/pg/internal_entry.c), or returns catalog facts only: granting
+-- snapshot() or restore() is all a role needs.
+CREATE SCHEMA cachectl_internal;
+REVOKE ALL ON SCHEMA cachectl_internal FROM PUBLIC;
+GRANT USAGE ON SCHEMA cachectl_internal TO PUBLIC;
+
 -- Which engine measures OS page-cache residency in this session:
 -- 'cachestat' or 'mincore' (see the cachectl.os_engine setting).
 CREATE FUNCTION cachectl.os_engine()
@@ -222,7 +232,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_database_status'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION cachectl.database_status() IS
-    'Reports every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes; granted to pg_read_all_stats.';
+    'Reports every relation of the current database (for pg_read_all_stats; others see those they may SELECT): size, shared-buffer, OS-cache and double-cached bytes; granted to pg_read_all_stats.';
 REVOKE ALL ON FUNCTION cachectl.database_status() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.database_status() TO pg_read_all_stats;
 
@@ -230,9 +240,26 @@ CREATE VIEW cachectl.database_status AS
     SELECT relation, kind, size_bytes, shared_bytes, os_cached_bytes, double_cached_bytes
     FROM cachectl.database_status();
 COMMENT ON VIEW cachectl.database_status IS
-    'Every relation of the current database the caller may read: size, shared-buffer, OS-cache and double-cached bytes.';
+    'Every relation of the current database (for pg_read_all_stats; others see those they may SELECT): size, shared-buffer, OS-cache and double-cached bytes.';
 REVOKE ALL ON cachectl.database_status FROM PUBLIC;
 GRANT SELECT ON cachectl.database_status TO pg_read_all_stats;
+
+-- The same rows for snapshot() of a whole database (it reads the OS maps of
+-- the relations found cached only), so that snapshot() needs no grant of
+-- the report.
+CREATE FUNCTION cachectl_internal.database_status(
+    OUT relation regclass,
+    OUT kind text,
+    OUT size_bytes int8,
+    OUT shared_bytes int8,
+    OUT os_bytes int8,
+    OUT both_bytes int8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_snapshot_database_status'
+LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
+COMMENT ON FUNCTION cachectl_internal.database_status() IS
+    'Internal to snapshot(): the rows of cachectl.database_status(); for roles that may execute snapshot().';
+GRANT EXECUTE ON FUNCTION cachectl_internal.database_status() TO PUBLIC;
 
 -- The main fork of a relation as a two-layer strip.
 CREATE FUNCTION cachectl.draw(
@@ -301,7 +328,7 @@ COMMENT ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, b
 REVOKE ALL ON FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) FROM PUBLIC;
 
 -- Internal, for snapshots: runs of blocks in shared buffers (one pass over the pool).
-CREATE FUNCTION cachectl.shared_block_runs(
+CREATE FUNCTION cachectl_internal.shared_block_runs(
     rels regclass[] DEFAULT NULL,
     OUT relation regclass,
     OUT fork text,
@@ -311,12 +338,12 @@ CREATE FUNCTION cachectl.shared_block_runs(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_block_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 1000;
-COMMENT ON FUNCTION cachectl.shared_block_runs(regclass[]) IS
-    'Internal to snapshot(): the runs of blocks of relations in shared buffers, hot where their buffers'' usage counts were 2 or more; superuser until granted, and needs SELECT on the tables.';
-REVOKE ALL ON FUNCTION cachectl.shared_block_runs(regclass[]) FROM PUBLIC;
+COMMENT ON FUNCTION cachectl_internal.shared_block_runs(regclass[]) IS
+    'Internal to snapshot(): the runs of blocks of relations in shared buffers, hot where their buffers'' usage counts were 2 or more; for roles that may execute snapshot(), and needs SELECT on the tables.';
+GRANT EXECUTE ON FUNCTION cachectl_internal.shared_block_runs(regclass[]) TO PUBLIC;
 
 -- Internal, for snapshots: runs of blocks of a fork in the OS page cache.
-CREATE FUNCTION cachectl.os_block_runs(
+CREATE FUNCTION cachectl_internal.os_block_runs(
     rel regclass,
     fork text DEFAULT 'main',
     OUT first_block int8,
@@ -324,12 +351,12 @@ CREATE FUNCTION cachectl.os_block_runs(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_block_runs'
 LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 100;
-COMMENT ON FUNCTION cachectl.os_block_runs(regclass, text) IS
-    'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; superuser until granted, and needs SELECT on the table.';
-REVOKE ALL ON FUNCTION cachectl.os_block_runs(regclass, text) FROM PUBLIC;
+COMMENT ON FUNCTION cachectl_internal.os_block_runs(regclass, text) IS
+    'Internal to snapshot(): the runs of blocks of a relation fork in the OS page cache; for roles that may execute snapshot(), and needs SELECT on the table.';
+GRANT EXECUTE ON FUNCTION cachectl_internal.os_block_runs(regclass, text) TO PUBLIC;
 
 -- Internal, for restores: load block runs into the target layer(s).
-CREATE FUNCTION cachectl.prewarm_runs(
+CREATE FUNCTION cachectl_internal.prewarm_runs(
     rel regclass,
     fork text,
     runs int8multirange,
@@ -341,20 +368,20 @@ CREATE FUNCTION cachectl.prewarm_runs(
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_prewarm_runs'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
-COMMENT ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
-    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; superuser until granted, and needs SELECT on the table.';
-REVOKE ALL ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) FROM PUBLIC;
+COMMENT ON FUNCTION cachectl_internal.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) IS
+    'Internal to restore(): loads runs of blocks into the OS page cache, shared buffers or both (drop_os_copy: into shared buffers only), counting blocks; for roles that may execute restore(), and needs SELECT on the table.';
+GRANT EXECUTE ON FUNCTION cachectl_internal.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) TO PUBLIC;
 
 -- Internal, for snapshots: the cluster's system identifier.
-CREATE FUNCTION cachectl.system_identifier()
+CREATE FUNCTION cachectl_internal.system_identifier()
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_system_identifier'
 LANGUAGE C STRICT STABLE PARALLEL SAFE;
-COMMENT ON FUNCTION cachectl.system_identifier() IS
-    'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys; superuser until granted.';
+COMMENT ON FUNCTION cachectl_internal.system_identifier() IS
+    'Internal to snapshots: the cluster''s system identifier, the same on its physical standbys.';
 -- public: the snapshot table's policy compares with it as the querying role
 -- (pg_control_system(), which says the same, is public too)
-GRANT EXECUTE ON FUNCTION cachectl.system_identifier() TO PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl_internal.system_identifier() TO PUBLIC;
 
 -- Shared-buffer residency per relation fork: the fork's size in blocks, the
 -- buffers holding its pages, how many are dirty or pinned, their mean usage
@@ -520,7 +547,7 @@ SELECT pg_catalog.pg_extension_config_dump('cachectl.snapshot', '');
 -- pg_class, and check SELECT where they expand a list: executable by PUBLIC,
 -- as relation_guard is readable by it (the schema's USAGE is the gate), so
 -- that the policy's check can run as the inserting role.
-CREATE FUNCTION cachectl.snapshot_relations(
+CREATE FUNCTION cachectl_internal.snapshot_relations(
     rels regclass[],
     cascade boolean,
     OUT relation oid,
@@ -532,10 +559,10 @@ CREATE FUNCTION cachectl.snapshot_relations(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_snapshot_relations'
 LANGUAGE C CALLED ON NULL INPUT STABLE PARALLEL RESTRICTED ROWS 100;
-COMMENT ON FUNCTION cachectl.snapshot_relations(regclass[], boolean) IS
+COMMENT ON FUNCTION cachectl_internal.snapshot_relations(regclass[], boolean) IS
     'Internal to snapshot(): the relations a relation set stands for (NULL: every relation of the database the caller may read), with their qualified names, file nodes and guarding tables; needs SELECT on each guarding table named.';
 
-CREATE FUNCTION cachectl.relation_guard_of(
+CREATE FUNCTION cachectl_internal.relation_guard_of(
     rel oid,
     OUT relation_name text,
     OUT relfilenode oid,
@@ -547,7 +574,7 @@ CREATE FUNCTION cachectl.relation_guard_of(
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_relation_guard_of'
 LANGUAGE C STRICT STABLE PARALLEL SAFE ROWS 1;
-COMMENT ON FUNCTION cachectl.relation_guard_of(oid) IS
+COMMENT ON FUNCTION cachectl_internal.relation_guard_of(oid) IS
     'Internal to snapshots: a relation with storage, its qualified name and file node, and the table whose SELECT privilege guards its residency (no row for one without storage); catalog facts only.';
 
 -- Every relation with storage: its qualified name, its file, and the table
@@ -560,7 +587,7 @@ CREATE VIEW cachectl.relation_guard AS
 SELECT c.oid AS relation, g.relation_name, g.relfilenode, g.relkind, g.relpersistence,
        g.relisshared, g.owner_table, g.owner_table_name
   FROM pg_catalog.pg_class AS c,
-       LATERAL cachectl.relation_guard_of(c.oid) AS g;
+       LATERAL cachectl_internal.relation_guard_of(c.oid) AS g;
 COMMENT ON VIEW cachectl.relation_guard IS
     'Internal to snapshots: each relation with storage, its qualified name and file node, and the table whose SELECT privilege guards its residency (itself, an index''s table, a TOAST table''s owner).';
 -- catalog facts only, all readable in pg_class: the policy's check runs as
@@ -575,7 +602,7 @@ GRANT SELECT ON cachectl.relation_guard TO PUBLIC;
 ALTER TABLE cachectl.snapshot ENABLE ROW LEVEL SECURITY;
 CREATE POLICY snapshot_of_readable_tables ON cachectl.snapshot
     USING (COALESCE(pg_catalog.has_table_privilege(
-        CASE WHEN system_identifier = cachectl.system_identifier()
+        CASE WHEN system_identifier = cachectl_internal.system_identifier()
              THEN owner_table
              ELSE pg_catalog.to_regclass(owner_table_name)::pg_catalog.oid
         END, 'SELECT'), false))
@@ -585,7 +612,7 @@ CREATE POLICY snapshot_of_readable_tables ON cachectl.snapshot
     -- restore() load a table it may not read, or probe through the primary
     -- key which rows of such tables exist (this check comes first).
     WITH CHECK (COALESCE(pg_catalog.has_table_privilege(owner_table, 'SELECT'), false)
-        AND system_identifier = cachectl.system_identifier()
+        AND system_identifier = cachectl_internal.system_identifier()
         AND EXISTS (SELECT FROM cachectl.relation_guard AS g
                      WHERE g.relation = snapshot.relation
                        AND g.relation_name = snapshot.relation_name
@@ -662,7 +689,7 @@ BEGIN
             USING ERRCODE = 'read_only_sql_transaction',
                   HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
     END IF;
-    v_system_identifier := cachectl.system_identifier();
+    v_system_identifier := cachectl_internal.system_identifier();
 
     -- Which relations: the named ones expanded as every relation set is (leaf
     -- partitions; with cascade, TOAST table, TOAST index and indexes; SELECT
@@ -674,8 +701,8 @@ BEGIN
     -- map locks its relation until commit, and most relations are cold.
     WITH os_cached AS (
         SELECT d.relation::oid AS relid
-          FROM cachectl.database_status() AS d
-         WHERE rels IS NULL AND d.os_cached_bytes > 0)
+          FROM cachectl_internal.database_status() AS d
+         WHERE rels IS NULL AND d.os_bytes > 0)
     SELECT array_agg(g.relation ORDER BY g.relation),
            array_agg(g.relation_name ORDER BY g.relation),
            array_agg(g.owner_table ORDER BY g.relation),
@@ -684,7 +711,7 @@ BEGIN
            array_agg(g.relpersistence = 'u' ORDER BY g.relation),
            array_agg(rels IS NOT NULL OR g.relation IN (SELECT o.relid FROM os_cached AS o) ORDER BY g.relation)
       INTO v_relation, v_relation_name, v_owner, v_owner_name, v_filenode, v_unlogged, v_os_cached
-      FROM cachectl.snapshot_relations(rels, snapshot.cascade) AS g
+      FROM cachectl_internal.snapshot_relations(rels, snapshot.cascade) AS g
      -- the whole database but the snapshots themselves: each snapshot changes
      -- their pages, so the next would always rewrite their rows
      WHERE rels IS NOT NULL OR g.owner_table <> 'cachectl.snapshot'::regclass;
@@ -703,7 +730,7 @@ BEGIN
                 SELECT range_agg(int8range(r.first_block, r.first_block + r.block_count)),
                        sum(r.block_count)
                   INTO v_runs, v_count
-                  FROM cachectl.os_block_runs(v_relation[v_index]::regclass, v_fork) AS r;
+                  FROM cachectl_internal.os_block_runs(v_relation[v_index]::regclass, v_fork) AS r;
                 CONTINUE WHEN v_runs IS NULL OR isempty(v_runs);
                 v_os_relation := v_os_relation || v_relation[v_index];
                 v_os_fork := v_os_fork || v_fork;
@@ -751,7 +778,7 @@ BEGIN
                    sum(r.block_count)::int8 AS block_count,
                    COALESCE(range_agg(int8range(r.first_block, r.first_block + r.block_count)) FILTER (WHERE r.hot),
                             '{}') AS hot
-              FROM cachectl.shared_block_runs(
+              FROM cachectl_internal.shared_block_runs(
                        CASE WHEN rels IS NOT NULL THEN v_relation::regclass[] END) AS r
              GROUP BY 1, 2) AS b
      WHERE b.relation = ANY (v_relation);
@@ -841,7 +868,7 @@ REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM PUBLIC;
 -- plan is the core's (src/core/restore_planner.hpp), the rows are read as the
 -- caller (src/pg/restore_plan.c).  Internal: restore() and the autowarm
 -- worker load what it plans, a chunk per transaction.
-CREATE FUNCTION cachectl.restore_plan(
+CREATE FUNCTION cachectl_internal.restore_plan(
     label text,
     target text DEFAULT 'both',
     max_mb_per_sec float8 DEFAULT NULL,
@@ -860,9 +887,9 @@ RETURNS TABLE (
 AS 'MODULE_PATHNAME', 'pg_cachectl_restore_plan'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
-COMMENT ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) IS
-    'Internal to restore() and the autowarm worker: the chunks (8 kB block runs per relation, fork and layer) that load a cache snapshot back, or why a relation is skipped; superuser until granted.';
-REVOKE ALL ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) FROM PUBLIC;
+COMMENT ON FUNCTION cachectl_internal.restore_plan(text, text, float8, boolean) IS
+    'Internal to restore() and the autowarm worker: the chunks (8 kB block runs per relation, fork and layer) that load a cache snapshot back, or why a relation is skipped; for roles that may execute restore().';
+GRANT EXECUTE ON FUNCTION cachectl_internal.restore_plan(text, text, float8, boolean) TO PUBLIC;
 
 -- Load a snapshot back into the layers it recorded, a chunk at a time (a
 -- quarter of a second's loading, as restore_plan() cut them), committing
@@ -871,6 +898,16 @@ REVOKE ALL ON FUNCTION cachectl.restore_plan(text, text, float8, boolean) FROM P
 -- transaction block.  Its results are INOUT parameters because a
 -- procedure's OUT parameters cannot follow parameters with defaults; what is
 -- passed in them is ignored.
+-- A procedure that commits as it goes says at once that it cannot run in a
+-- transaction block (SQLSTATE 25001, with a hint), not at its first COMMIT.
+CREATE FUNCTION cachectl_internal.require_own_transaction(caller text)
+RETURNS void
+AS 'MODULE_PATHNAME', 'pg_cachectl_require_own_transaction'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
+COMMENT ON FUNCTION cachectl_internal.require_own_transaction(text) IS
+    'Internal to restore(): raises 25001 inside a transaction block.';
+GRANT EXECUTE ON FUNCTION cachectl_internal.require_own_transaction(text) TO PUBLIC;
+
 CREATE PROCEDURE cachectl.restore(
     label text DEFAULT 'default',
     target text DEFAULT 'both',
@@ -902,6 +939,7 @@ DECLARE
     v_loaded record;
 BEGIN
     PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
+    PERFORM cachectl_internal.require_own_transaction('CALL cachectl.restore()');
     relations_warmed := 0;
     relations_skipped := 0;
     relations_remapped := 0;
@@ -911,13 +949,13 @@ BEGIN
 
     -- The chunks, planned in one statement (its checks of the arguments come first).
     FOR v_chunk IN
-        SELECT * FROM cachectl.restore_plan(v_label, target, max_mb_per_sec) AS p
+        SELECT * FROM cachectl_internal.restore_plan(v_label, target, max_mb_per_sec) AS p
          ORDER BY p.relation_number
     LOOP
         PERFORM pg_catalog.set_config('search_path', 'pg_catalog, pg_temp', true);
         IF v_current = 0 THEN
             -- before the first chunk: which clusters recorded the label's rows
-            v_this_system := cachectl.system_identifier();
+            v_this_system := cachectl_internal.system_identifier();
             SELECT array_agg(DISTINCT s.system_identifier),
                    count(DISTINCT (s.relation, s.system_identifier))
               INTO v_systems, v_count
@@ -957,7 +995,7 @@ BEGIN
         CONTINUE WHEN v_chunk.skip_reason IS NOT NULL OR v_chunk.fork IS NULL OR v_gone;
         BEGIN
             SELECT * INTO v_loaded
-              FROM cachectl.prewarm_runs(v_chunk.rel, v_chunk.fork, v_chunk.runs,
+              FROM cachectl_internal.prewarm_runs(v_chunk.rel, v_chunk.fork, v_chunk.runs,
                                          v_chunk.layer, max_mb_per_sec, v_chunk.drop_os_copy);
             shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
             os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
@@ -1086,3 +1124,144 @@ COMMENT ON VIEW cachectl.autowarm_status IS
     'The autowarm worker of each database (cachectl.autowarm_status()); readable by pg_monitor.';
 REVOKE ALL ON cachectl.autowarm_status FROM PUBLIC;
 GRANT SELECT ON cachectl.autowarm_status TO pg_monitor;
+
+-- ---------------------------------------------------------------------------
+-- Granting by role.  Each set below is what one kind of role needs; grant_to()
+-- grants a set in one call and returns the statements it ran, revoke_from()
+-- takes them back.  They run as the caller (who must hold the objects' grant
+-- option: their owner or a superuser).  Every function, procedure, view and
+-- table of schema cachectl is in at least one set (test/t/086 checks it), so
+-- a new object cannot be left out silently.
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION cachectl_internal.role_set_objects(role_set text)
+RETURNS TABLE (privilege text, object text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $role_set_objects$
+    SELECT o.privilege, o.object
+      FROM (VALUES
+        -- reader: every report, on every relation it may SELECT (pg_monitor,
+        -- through pg_read_all_stats, reports on every relation)
+        ('reader', 'USAGE', 'SCHEMA cachectl'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_engine()'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_page_size()'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_residency(regclass, text)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_residency_total(regclass, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.shared_residency(regclass, text, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_map(regclass, text)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_draw(varbit, int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.status(regclass, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.draw(regclass, int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.database_status()'),
+        ('reader', 'SELECT', 'cachectl.database_status'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.database_summary()'),
+        ('reader', 'SELECT', 'cachectl.database_summary'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.top_relations(int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.autowarm_status()'),
+        ('reader', 'SELECT', 'cachectl.autowarm_status'),
+        ('reader', 'SELECT', 'cachectl.relation_guard'),
+        -- operator: the actions on the relations it names (each needs SELECT
+        -- on the relation too)
+        ('operator', 'USAGE', 'SCHEMA cachectl'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.evict(regclass, text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.evict_relations(regclass[], text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_drop(regclass, text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.cold(regclass, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean)'),
+        -- cluster_operator: the actions on every buffer of the database or
+        -- the cluster, whatever their tables: for roles trusted with all
+        ('cluster_operator', 'USAGE', 'SCHEMA cachectl'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_buffer(int4)'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_database(name)'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_all()'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.cold_database()'),
+        -- snapshots: take and restore them (rows and loads of the tables it
+        -- may SELECT only)
+        ('snapshots', 'USAGE', 'SCHEMA cachectl'),
+        ('snapshots', 'EXECUTE', 'FUNCTION cachectl.snapshot(text, regclass[], boolean)'),
+        ('snapshots', 'EXECUTE', 'PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)'),
+        ('snapshots', 'SELECT, INSERT, DELETE', 'cachectl.snapshot'),
+        -- autowarm: what cachectl.autowarm_role needs (it also needs LOGIN):
+        -- the snapshots, and os_prefetch, with which it advises the OS layer
+        ('autowarm', 'USAGE', 'SCHEMA cachectl'),
+        ('autowarm', 'EXECUTE', 'FUNCTION cachectl.snapshot(text, regclass[], boolean)'),
+        ('autowarm', 'EXECUTE', 'PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)'),
+        ('autowarm', 'SELECT, INSERT, DELETE', 'cachectl.snapshot'),
+        ('autowarm', 'EXECUTE', 'FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean)')
+      ) AS o (role_set, privilege, object)
+     WHERE o.role_set = role_set_objects.role_set
+$role_set_objects$;
+COMMENT ON FUNCTION cachectl_internal.role_set_objects(text) IS
+    'Internal to grant_to() and revoke_from(): the privileges of a set (reader, operator, cluster_operator, snapshots, autowarm).';
+
+CREATE FUNCTION cachectl_internal.role_set_statements(role regrole, role_set text, granting boolean)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $role_set_statements$
+DECLARE
+    v_object record;
+    v_found boolean := false;
+BEGIN
+    IF role IS NULL OR role_set IS NULL THEN
+        RAISE EXCEPTION 'role and role_set must not be null'
+            USING ERRCODE = 'null_value_not_allowed';
+    END IF;
+    FOR v_object IN SELECT * FROM cachectl_internal.role_set_objects(role_set) LOOP
+        v_found := true;
+        -- the schema's USAGE stays on a revoke: another set may need it
+        CONTINUE WHEN NOT granting AND v_object.privilege = 'USAGE';
+        RETURN NEXT CASE WHEN granting
+            THEN format('GRANT %s ON %s TO %s', v_object.privilege, v_object.object, role)
+            ELSE format('REVOKE %s ON %s FROM %s', v_object.privilege, v_object.object, role)
+        END;
+    END LOOP;
+    IF NOT v_found THEN
+        RAISE EXCEPTION 'unknown role set "%"', role_set
+            USING ERRCODE = 'invalid_parameter_value',
+                  HINT = 'The sets are reader, operator, cluster_operator, snapshots and autowarm.';
+    END IF;
+END
+$role_set_statements$;
+COMMENT ON FUNCTION cachectl_internal.role_set_statements(regrole, text, boolean) IS
+    'Internal to grant_to() and revoke_from(): the GRANT or REVOKE statements of a set for a role.';
+
+-- Grants a set of privileges to a role in one call; returns the statements run.
+CREATE FUNCTION cachectl.grant_to(role regrole, role_set text)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $grant_to$
+DECLARE
+    v_statement text;
+BEGIN
+    FOR v_statement IN SELECT * FROM cachectl_internal.role_set_statements(role, role_set, true) LOOP
+        EXECUTE v_statement;
+        RETURN NEXT v_statement;
+    END LOOP;
+END
+$grant_to$;
+COMMENT ON FUNCTION cachectl.grant_to(regrole, text) IS
+    'Grants a role one set of privileges (reader, operator, cluster_operator, snapshots, autowarm) and returns the statements run; as the caller, who must hold the grant option (owner or superuser).';
+REVOKE ALL ON FUNCTION cachectl.grant_to(regrole, text) FROM PUBLIC;
+
+-- Takes a set back; returns the statements run.
+CREATE FUNCTION cachectl.revoke_from(role regrole, role_set text)
+RETURNS SETOF text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $revoke_from$
+DECLARE
+    v_statement text;
+BEGIN
+    FOR v_statement IN SELECT * FROM cachectl_internal.role_set_statements(role, role_set, false) LOOP
+        EXECUTE v_statement;
+        RETURN NEXT v_statement;
+    END LOOP;
+END
+$revoke_from$;
+COMMENT ON FUNCTION cachectl.revoke_from(regrole, text) IS
+    'Revokes from a role one set of privileges that grant_to() grants (USAGE on schema cachectl stays: another set may need it) and returns the statements run; as the caller. A privilege of two sets is revoked with either.';
+REVOKE ALL ON FUNCTION cachectl.revoke_from(regrole, text) FROM PUBLIC;

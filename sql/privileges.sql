@@ -1,5 +1,7 @@
--- Reporting needs EXECUTE (pg_read_all_stats has it) and SELECT on the
--- table, or on the table an index or TOAST relation belongs to.
+-- Reporting needs EXECUTE (pg_read_all_stats has it); a member of
+-- pg_read_all_stats (pg_monitor) reports on every relation, any other role
+-- needs SELECT on the table, or on the table an index or TOAST relation
+-- belongs to.  Actions need SELECT whoever calls them.
 CREATE EXTENSION pg_cachectl;
 \set VERBOSITY sqlstate
 
@@ -28,7 +30,8 @@ SELECT cachectl.evict_database();
 SELECT cachectl.evict_buffer(1);
 RESET ROLE;
 
--- pg_read_all_stats but no SELECT on the table: 42501, for its index and TOAST too
+-- pg_read_all_stats without SELECT on the table: residency is metadata, as
+-- pg_buffercache shows it; the table, its index and TOAST alike
 SET ROLE regress_cachectl_stats;
 SELECT count(*) FROM cachectl.os_residency('priv_t');
 SELECT count(*) FROM cachectl.os_residency_total('priv_t_pkey');

@@ -35,7 +35,7 @@ SELECT :snap_blocks > 120 AS big_enough;
 -- cold in both layers ...
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
-SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
+SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
 SELECT bit_count(cachectl.os_map('snap_t')) AS os_blocks;
 -- ... then blocks 30-39 read into shared buffers (a TID scan reads just
 -- those), blocks 0-9 and 100-104 into the OS cache only
@@ -43,14 +43,14 @@ SELECT count(*) FROM snap_t WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::
 SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 0, last_block => 9);
 SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 100, last_block => 104);
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_now
-FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t') AS os_map_before \gset
 
 -- ---- snapshot ----
 SELECT relations, rows_recorded, shared_blocks FROM cachectl.snapshot('regress', ARRAY['snap_t'::regclass]);
 SELECT label, relation::regclass, relation_name, owner_table::regclass, relfilenode = pg_relation_filenode('snap_t') AS filenode_ok,
        fork, layer, fork_blocks = :snap_blocks AS fork_size_ok,
-       system_identifier = cachectl.system_identifier() AS this_cluster,
+       system_identifier = cachectl_internal.system_identifier() AS this_cluster,
        block_count = (SELECT sum(upper(r) - lower(r)) FROM unnest(blocks) r) AS count_matches
 FROM cachectl.snapshot WHERE label = 'regress' ORDER BY fork, layer;
 SELECT blocks AS shared_blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'shared';
@@ -61,7 +61,7 @@ INSERT INTO cachectl.snapshot
 SELECT 'hot', s.taken_at, s.system_identifier, s.relation, s.relation_name, s.owner_table,
        s.owner_table_name, s.relfilenode, 'main', 'shared', s.fork_blocks, 20, '{[0,20)}', '{[5,8), [15,16)}'
   FROM cachectl.snapshot AS s WHERE s.label = 'regress' AND s.fork = 'main' AND s.layer = 'shared';
-SELECT relation_name, remapped, fork, layer, runs, hot_runs FROM cachectl.restore_plan('hot');
+SELECT relation_name, remapped, fork, layer, runs, hot_runs FROM cachectl_internal.restore_plan('hot');
 DELETE FROM cachectl.snapshot WHERE label = 'hot';
 -- the OS row is the map: the same blocks, as runs
 SELECT (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer = 'os' AND fork = 'main')
@@ -73,7 +73,7 @@ SELECT (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer =
 -- ---- make it cold, restore, compare both maps ----
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
-SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
+SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
 SELECT bit_count(cachectl.os_map('snap_t')) AS os_blocks;
 CALL cachectl.restore('regress') \gset restored_
 SELECT :restored_relations_warmed AS warmed, :restored_relations_skipped AS skipped,
@@ -82,7 +82,7 @@ SELECT :restored_relations_warmed AS warmed, :restored_relations_skipped AS skip
                                       WHERE label = 'regress' AND layer = 'os' AND fork = 'main') AS os_loaded_all,
        :restored_seconds >= 0 AS timed, :'restored_matched_by' AS matched_by;
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
-FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
 -- one layer only
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
@@ -90,12 +90,12 @@ SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t
 CALL cachectl.restore('regress', target => 'shared') \gset restored_
 SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded AS os_loaded;
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
-FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 CALL cachectl.restore('regress', target => 'os', max_mb_per_sec => 1000) \gset restored_
 SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded > 0 AS os_loaded;
-SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]);
+SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
 SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
 
 -- ---- blocks in shared buffers only come back without an OS copy ----
@@ -111,22 +111,22 @@ CALL cachectl.restore('exact') \gset exact_
 SELECT :exact_shared_blocks_loaded AS shared_loaded, :exact_os_blocks_loaded AS os_loaded;
 SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('snap_t') WHERE fork = 'main';
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
-FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t') = :'os_map_exact'::varbit AS os_map_reproduced;
 
 -- ---- many runs load in one call per 32 MB chunk, not one per run ----
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
-SELECT shared_blocks_loaded FROM cachectl.prewarm_runs('snap_t', 'main',
+SELECT shared_blocks_loaded FROM cachectl_internal.prewarm_runs('snap_t', 'main',
     (SELECT range_agg(int8range(b, b + 2)) FROM generate_series(0, 100, 4) b), 'shared');
 SELECT relations FROM cachectl.snapshot('many_runs', ARRAY['snap_t'::regclass]);
-SELECT count(*) AS shared_runs FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
 SET track_functions = 'all';
 CALL cachectl.restore('many_runs', target => 'shared') \gset many_
 SELECT pg_stat_force_next_flush();
 SELECT :many_shared_blocks_loaded AS shared_loaded;
 SELECT calls AS prewarm_runs_calls FROM pg_stat_user_functions
-WHERE schemaname = 'cachectl' AND funcname = 'prewarm_runs';
+WHERE schemaname = 'cachectl_internal' AND funcname = 'prewarm_runs';
 RESET track_functions;
 
 -- ---- replacing a label ----
@@ -170,7 +170,7 @@ CALL cachectl.restore('regress', target => 'shared') \gset elsewhere_
 SELECT :elsewhere_relations_warmed AS warmed, :elsewhere_relations_remapped AS remapped,
        :elsewhere_shared_blocks_loaded AS shared_loaded, :'elsewhere_matched_by' AS matched_by;
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
-FROM cachectl.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
+FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 -- a label holding rows of two clusters: each row is matched as the cluster
 -- that recorded it says.  Here a row from another cluster's dump whose OID is,
 -- in this one, another table's: by name it is mix_tst (by OID, mix_secret
@@ -225,13 +225,7 @@ CREATE ROLE regress_snap_operator;
 GRANT SELECT ON snap_t TO regress_snap_reader, regress_snap_operator;
 GRANT USAGE ON SCHEMA cachectl TO regress_snap_operator;
 GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO regress_snap_operator;
-GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
-                          cachectl.shared_block_runs(regclass[]),
-                          cachectl.os_block_runs(regclass, text),
-                          cachectl.database_status(),
-                          cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
-                          cachectl.restore_plan(text, text, float8, boolean)
-      TO regress_snap_operator;
+GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean) TO regress_snap_operator;
 GRANT EXECUTE ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
       TO regress_snap_operator;
 SELECT relations FROM cachectl.snapshot('guarded', ARRAY['snap_t'::regclass, 'snap_t_pkey'::regclass, 'snap_secret'::regclass]);
@@ -351,13 +345,7 @@ SELECT count(*) > 0 AS dropped_rows_kept FROM cachectl.snapshot WHERE relation_n
 
 REVOKE ALL ON SCHEMA cachectl FROM regress_snap_operator;
 REVOKE ALL ON cachectl.snapshot FROM regress_snap_operator;
-REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
-                       cachectl.shared_block_runs(regclass[]),
-                       cachectl.os_block_runs(regclass, text),
-                       cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
-                       cachectl.restore_plan(text, text, float8, boolean)
-       FROM regress_snap_operator;
-REVOKE ALL ON FUNCTION cachectl.database_status() FROM regress_snap_operator;
+REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM regress_snap_operator;
 REVOKE ALL ON PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)
        FROM regress_snap_operator;
 DROP TABLE snap_t;

@@ -21,9 +21,12 @@ SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_v'::regclass]);
 SELECT * FROM cachectl.snapshot('bad', ARRAY[0::regclass]);
 CREATE TEMPORARY TABLE snap_temp (id int);
 SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_temp'::regclass]);
--- a procedure that commits cannot run inside a transaction block
+-- a procedure that commits cannot run inside a transaction block: it says so
+-- at once (25001), with a hint, not at its first COMMIT
 BEGIN;
+\set VERBOSITY default
 CALL cachectl.restore('regress');
+\set VERBOSITY sqlstate
 ROLLBACK;
 -- layer and fork are checked
 INSERT INTO cachectl.snapshot SELECT label, taken_at, system_identifier, relation, relation_name, owner_table,
@@ -54,19 +57,19 @@ ALTER TABLE cachectl.snapshot ALTER COLUMN blocks DROP NOT NULL, ALTER COLUMN fo
 UPDATE cachectl.snapshot SET blocks = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
 \set VERBOSITY default
 SELECT relation_name, skip_reason, count(fork) > 0 AS planned
-FROM cachectl.restore_plan('regress') GROUP BY 1, 2 ORDER BY 1;
+FROM cachectl_internal.restore_plan('regress') GROUP BY 1, 2 ORDER BY 1;
 \set VERBOSITY sqlstate
 UPDATE cachectl.snapshot SET blocks = '{}', hot_blocks = '{}', fork_blocks = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
 \set VERBOSITY default
-SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
+SELECT relation_name, count(fork) > 0 AS planned FROM cachectl_internal.restore_plan('regress') GROUP BY 1 ORDER BY 1;
 \set VERBOSITY sqlstate
 UPDATE cachectl.snapshot SET fork_blocks = 4294967295, fork = 'wal' || fork WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
 \set VERBOSITY default
-SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
+SELECT relation_name, count(fork) > 0 AS planned FROM cachectl_internal.restore_plan('regress') GROUP BY 1 ORDER BY 1;
 \set VERBOSITY sqlstate
 UPDATE cachectl.snapshot SET relation_name = NULL WHERE label = 'regress' AND relation = 'snap_err_t'::regclass;
 \set VERBOSITY default
-SELECT relation_name, count(fork) > 0 AS planned FROM cachectl.restore_plan('regress') GROUP BY 1 ORDER BY 1;
+SELECT relation_name, count(fork) > 0 AS planned FROM cachectl_internal.restore_plan('regress') GROUP BY 1 ORDER BY 1;
 \set VERBOSITY sqlstate
 DELETE FROM cachectl.snapshot WHERE label = 'regress' AND relation_name IS NULL;
 ALTER TABLE cachectl.snapshot ALTER COLUMN blocks SET NOT NULL, ALTER COLUMN fork_blocks SET NOT NULL,

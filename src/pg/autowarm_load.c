@@ -1,7 +1,7 @@
 /*
  * autowarm_load.c — the autowarm worker loading a snapshot back: the plan
- * from cachectl.restore_plan() (the one restore() follows), then a chunk per
- * transaction through cachectl.prewarm_runs(), so that the worker never
+ * from cachectl_internal.restore_plan() (the one restore() follows), then a chunk per
+ * transaction through cachectl_internal.prewarm_runs(), so that the worker never
  * holds a snapshot or a relation's lock for longer than a chunk (a quarter
  * of a second at the rate, 32 MB at most): DDL waiting for a lock gets it
  * between two chunks, and replay on a standby is not delayed.  A relation
@@ -238,7 +238,7 @@ plan_load(const char *label, bool missing_only, MemoryContext load_context, Plan
 								  "(p.runs OPERATOR(pg_catalog.-) h.hot)::pg_catalog.text, "
 								  "(SELECT pg_catalog.sum(pg_catalog.upper(r) OPERATOR(pg_catalog.-) pg_catalog.lower(r)) "
 								  "   FROM pg_catalog.unnest(p.runs OPERATOR(pg_catalog.-) h.hot) AS r)::pg_catalog.int8 "
-								  "FROM cachectl.restore_plan($1, 'both', $2, $3) AS p, "
+								  "FROM cachectl_internal.restore_plan($1, 'both', $2, $3) AS p, "
 								  "LATERAL (SELECT COALESCE(p.hot_runs, '{}') AS hot) AS h "
 								  "ORDER BY p.layer OPERATOR(pg_catalog.=) 'shared', p.relation_number",
 								  3, types, values, nulls, false, 0) != SPI_OK_SELECT)
@@ -337,7 +337,7 @@ load_chunk(const PlannedChunk *chunk, const char *runs, int64 keep_blocks, Memor
 					 "              FROM pg_catalog.unnest($3::pg_catalog.int8multirange) AS x) AS t "
 					 "     WHERE $6 IS NULL OR t.upto OPERATOR(pg_catalog.-) "
 					 "           (pg_catalog.upper(t.x) OPERATOR(pg_catalog.-) pg_catalog.lower(t.x)) OPERATOR(pg_catalog.<) $6) AS k, "
-					 "     LATERAL cachectl.prewarm_runs($1::pg_catalog.regclass, $2, k.runs, $4, $5, %s) AS r",
+					 "     LATERAL cachectl_internal.prewarm_runs($1::pg_catalog.regclass, $2, k.runs, $4, $5, %s) AS r",
 					 chunk->drop_os_copy ? "true" : "false");
 		if (SPI_execute_with_args(query, 6, types, values, nulls, false, 1) != SPI_OK_SELECT || SPI_processed != 1)
 			elog(ERROR, "could not load an autowarm chunk");

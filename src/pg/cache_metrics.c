@@ -23,8 +23,10 @@
 
 #include "database_cache.h"
 #include "database_relations.h"
+#include "internal_entry.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_database_status);
+PG_FUNCTION_INFO_V1(pg_cachectl_snapshot_database_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_database_summary);
 PG_FUNCTION_INFO_V1(pg_cachectl_top_relations);
 
@@ -79,7 +81,7 @@ pg_cachectl_database_status(PG_FUNCTION_ARGS)
 	RelationTotalsOf of;
 
 	InitMaterializedSRF(fcinfo, 0);
-	relations = database_relations_list(true, &relation_count);
+	relations = database_relations_list(DATABASE_RELATIONS_REPORTABLE, &relation_count);
 	of.relations = relations;
 	of.totals = palloc0(sizeof(RelationTotals) * Max(relation_count, 1));
 	database_cache_walk(relations, relation_count, add_to_relation, &of);
@@ -101,6 +103,18 @@ pg_cachectl_database_status(PG_FUNCTION_ARGS)
 	pfree(of.totals);
 	pfree(relations);
 	return (Datum) 0;
+}
+
+/*
+ * cachectl_internal.database_status(): the same rows, for snapshot() of a
+ * whole database (it reads the OS maps only of the relations found cached),
+ * so that a role granted snapshot() needs no grant of the report.
+ */
+Datum
+pg_cachectl_snapshot_database_status(PG_FUNCTION_ARGS)
+{
+	require_entry_point_privilege(INTERNAL_FOR_SNAPSHOT, "cachectl_internal.database_status()");
+	return pg_cachectl_database_status(fcinfo);
 }
 
 /* The kinds a summary has a row for, in output order. */
@@ -180,7 +194,7 @@ pg_cachectl_database_summary(PG_FUNCTION_ARGS)
 
 	InitMaterializedSRF(fcinfo, 0);
 	memset(totals, 0, sizeof(totals));
-	relations = database_relations_list(false, &relation_count);
+	relations = database_relations_list(DATABASE_RELATIONS_ALL, &relation_count);
 	for (int i = 0; i < relation_count; i++)
 		totals[metric_kind(relations[i].relkind)].relations++;
 	database_cache_walk(relations, relation_count, add_to_kind, totals);
@@ -299,7 +313,7 @@ pg_cachectl_top_relations(PG_FUNCTION_ARGS)
 	InitMaterializedSRF(fcinfo, 0);
 	database = DirectFunctionCall1(namein, CStringGetDatum(get_database_name(MyDatabaseId)));
 
-	relations = database_relations_list(true, &relation_count);
+	relations = database_relations_list(DATABASE_RELATIONS_REPORTABLE, &relation_count);
 	kept.count = 0;
 	kept.capacity = 64;
 	kept.forks = palloc(sizeof(DatabaseForkCache) * kept.capacity);

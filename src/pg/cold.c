@@ -163,7 +163,7 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 
 	buffer_pool_evict_database(MyDatabaseId, &totals);
 	buffer_pool_warn_failed_writes(&totals);
-	relations = database_relations_list(false, &relation_count);
+	relations = database_relations_list(DATABASE_RELATIONS_ALL, &relation_count);
 	report = os_residency_report_create(work_context);
 	for (int i = 0; i < relation_count; i++)
 	{

@@ -27,7 +27,7 @@ relation_by_relid(const void *a, const void *b)
 }
 
 DatabaseRelation *
-database_relations_list(bool readable_only, int *count)
+database_relations_list(DatabaseRelationsFilter filter, int *count)
 {
 	Relation	pg_class_rel;
 	SysScanDesc scan;
@@ -68,7 +68,8 @@ database_relations_list(bool readable_only, int *count)
 
 	if (relation_count > 1)
 		qsort(relations, relation_count, sizeof(DatabaseRelation), relation_by_relid);
-	if (!readable_only)
+	if (filter == DATABASE_RELATIONS_ALL ||
+		(filter == DATABASE_RELATIONS_REPORTABLE && may_report_every_relation()))
 	{
 		*count = relation_count;
 		return relations;

@@ -18,13 +18,20 @@ typedef struct DatabaseRelation
 	Oid			file_number;	/* the relfilenode, mapped catalogs resolved */
 } DatabaseRelation;
 
+/* Which relations a list keeps, by the user's privileges on each guard. */
+typedef enum DatabaseRelationsFilter
+{
+	DATABASE_RELATIONS_ALL,			/* every one (whole-database actions) */
+	DATABASE_RELATIONS_REPORTABLE,	/* what a report may show the user */
+	DATABASE_RELATIONS_SELECTABLE	/* those whose table the user may SELECT */
+} DatabaseRelationsFilter;
+
 /*
  * The permanent and unlogged relations with storage of the current database
  * (temporary ones live in local buffers; shared catalogs belong to every
- * database), in OID order.  With readable_only, only those whose table the
- * user may SELECT, others left out silently.
+ * database), in OID order, those the filter drops left out silently.
  */
-extern DatabaseRelation *database_relations_list(bool readable_only, int *count);
+extern DatabaseRelation *database_relations_list(DatabaseRelationsFilter filter, int *count);
 
 /* The path of one fork, relative to the data directory, palloc'd. */
 extern char *database_relation_fork_path(const DatabaseRelation *relation, ForkNumber fork);

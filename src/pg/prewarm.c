@@ -24,6 +24,7 @@
 #include "block_runs.h"
 #include "cachectl.h"
 #include "call_arguments.h"
+#include "internal_entry.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm);
@@ -142,7 +143,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 }
 
 /*
- * cachectl.prewarm_runs(rel regclass, fork text, runs int8multirange,
+ * cachectl_internal.prewarm_runs(rel regclass, fork text, runs int8multirange,
  *                       target text DEFAULT 'both', max_mb_per_sec float8 DEFAULT NULL,
  *                       drop_os_copy boolean DEFAULT false)
  *   RETURNS record (shared_blocks_loaded int8, os_blocks_loaded int8)
@@ -170,6 +171,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	Datum		values[PREWARM_RUNS_COLUMNS];
 	bool		nulls[PREWARM_RUNS_COLUMNS] = {false, false};
 
+	require_entry_point_privilege(INTERNAL_FOR_RESTORE, "cachectl_internal.prewarm_runs()");
 	for (int argno = 0; argno < 6; argno++)
 		if (argno != 4 && PG_ARGISNULL(argno))
 			PG_RETURN_NULL();

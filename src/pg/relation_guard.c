@@ -39,7 +39,7 @@ put_snapshot_relation(ReturnSetInfo *rsinfo, const RelationGuard *guard)
 }
 
 /*
- * cachectl.snapshot_relations(rels regclass[], cascade boolean)
+ * cachectl_internal.snapshot_relations(rels regclass[], cascade boolean)
  *   RETURNS TABLE (relation oid, relation_name text, relfilenode oid,
  *                  relpersistence "char", owner_table oid, owner_table_name text)
  *
@@ -61,7 +61,7 @@ pg_cachectl_snapshot_relations(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 	{
 		int			relation_count;
-		DatabaseRelation *relations = database_relations_list(true, &relation_count);
+		DatabaseRelation *relations = database_relations_list(DATABASE_RELATIONS_SELECTABLE, &relation_count);
 
 		owners = toast_owners_read();
 		for (int i = 0; i < relation_count; i++)
@@ -85,7 +85,7 @@ pg_cachectl_snapshot_relations(PG_FUNCTION_ARGS)
 }
 
 /*
- * cachectl.relation_guard_of(rel oid)
+ * cachectl_internal.relation_guard_of(rel oid)
  *   RETURNS TABLE (relation_name text, relfilenode oid, relkind "char",
  *                  relpersistence "char", relisshared boolean,
  *                  owner_table oid, owner_table_name text)

@@ -14,6 +14,7 @@
 #include "access/table.h"
 #include "access/twophase.h"
 #include "catalog/catalog.h"
+#include "catalog/pg_authid.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_index.h"
@@ -267,12 +268,19 @@ relation_gone_error(Oid relid)
 			 errmsg("relation with OID %u does not exist", relid)));
 }
 
+bool
+may_report_every_relation(void)
+{
+	return has_privs_of_role(GetUserId(), ROLE_PG_READ_ALL_STATS);
+}
+
 /*
- * Reports and actions alike need SELECT on the table a named relation
- * belongs to: an action's per-relation counts reveal residency too.
+ * Actions need SELECT on the table a named relation belongs to (their
+ * per-relation counts reveal residency too, and they change it); reports
+ * need it too, unless the user may see every relation in reports.
  */
 static void
-check_select_privilege(Oid relid, char relkind)
+check_select_privilege(Oid relid, char relkind, RelationSetPurpose purpose)
 {
 	Oid			table = relation_guard_table(relid, relkind, NULL);
 	bool		missing = false;
@@ -285,6 +293,8 @@ check_select_privilege(Oid relid, char relkind)
 	if (missing)
 		relation_gone_error(table);
 	if (result == ACLCHECK_OK)
+		return;
+	if (purpose == RELATION_SET_REPORT && may_report_every_relation())
 		return;
 	table_name = get_rel_name(table);
 	if (table_name == NULL)
@@ -405,7 +415,7 @@ add_named_relation(MemberList *members, Oid relid, bool cascade,
 				 errmsg("relation \"%s\" has no storage", relname),
 				 errdetail_relkind_not_supported(relkind)));
 
-	check_select_privilege(relid, relkind);
+	check_select_privilege(relid, relkind, purpose);
 
 	if (purpose == RELATION_SET_SNAPSHOT && relisshared)
 		ereport(ERROR,

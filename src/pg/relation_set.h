@@ -113,6 +113,14 @@ extern ToastOwners *toast_owners_read(void);
  */
 extern Oid	relation_guard_table(Oid relid, char relkind, const ToastOwners *owners);
 
+/*
+ * Whether the user may see every relation in reports: residency is
+ * metadata, which pg_read_all_stats (and so pg_monitor) reads for every
+ * relation, as pg_buffercache shows it every buffer's.  Actions still need
+ * SELECT on each relation.
+ */
+extern bool may_report_every_relation(void);
+
 /* Whether the user may SELECT the guard: false, never an error, if it is gone. */
 extern bool relation_guard_readable(Oid relid, char relkind, const ToastOwners *owners);
 

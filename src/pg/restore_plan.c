@@ -1,5 +1,5 @@
 /*
- * restore_plan.c — cachectl.restore_plan(): the chunks that load a cache
+ * restore_plan.c — cachectl_internal.restore_plan(): the chunks that load a cache
  * snapshot back, which restore() and the autowarm worker follow.  The label's
  * rows are read with SPI as the caller, so row security shows only those of
  * tables it may SELECT; each relation is found as it is now, and the core
@@ -30,6 +30,7 @@
 #include "call_arguments.h"
 #include "database_relations.h"
 #include "fork_residency.h"
+#include "internal_entry.h"
 
 #include "pg_cachectl/restore_plans.h"
 
@@ -143,7 +144,7 @@ shared_residency_now(MemoryContext owner)
 {
 	SharedResidency residency;
 	int			relation_count;
-	DatabaseRelation *relations = database_relations_list(true, &relation_count);
+	DatabaseRelation *relations = database_relations_list(DATABASE_RELATIONS_SELECTABLE, &relation_count);
 	size_t		rows;
 	HASHCTL		hash = {0};
 
@@ -384,7 +385,7 @@ put_relation(ReturnSetInfo *rsinfo, cachectl_restore_plan *plan, int32 number, D
 }
 
 /*
- * cachectl.restore_plan(label text, target text DEFAULT 'both',
+ * cachectl_internal.restore_plan(label text, target text DEFAULT 'both',
  *                       max_mb_per_sec float8 DEFAULT NULL, missing_only boolean DEFAULT false)
  *   RETURNS TABLE (relation_number int4, relation_name text, rel regclass, remapped boolean,
  *                  skip_reason text, fork text, layer text, runs int8multirange,
@@ -415,6 +416,7 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 	bool		exists;
 	bool		isnull;
 
+	require_entry_point_privilege(INTERNAL_FOR_RESTORE, "cachectl_internal.restore_plan()");
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),

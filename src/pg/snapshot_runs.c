@@ -20,6 +20,7 @@
 #include "call_arguments.h"
 #include "database_relations.h"
 #include "fork_residency.h"
+#include "internal_entry.h"
 #include "relation_set.h"
 
 
@@ -95,7 +96,7 @@ put_scan_runs(ReturnSetInfo *rsinfo, const cachectl_buffer_scan *scan)
 }
 
 /*
- * cachectl.shared_block_runs(rels regclass[] DEFAULT NULL)
+ * cachectl_internal.shared_block_runs(rels regclass[] DEFAULT NULL)
  *   RETURNS TABLE (relation regclass, fork text, first_block int8, block_count int8,
  *                  hot boolean)
  *
@@ -113,6 +114,7 @@ pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)
 	MemoryContext caller_context;
 	cachectl_buffer_scan *scan;
 
+	require_entry_point_privilege(INTERNAL_FOR_SNAPSHOT, "cachectl_internal.shared_block_runs()");
 	InitMaterializedSRF(fcinfo, 0);
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl shared_block_runs",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -121,7 +123,7 @@ pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)
 	if (PG_ARGISNULL(0))
 	{
 		int			relation_count;
-		DatabaseRelation *relations = database_relations_list(true, &relation_count);
+		DatabaseRelation *relations = database_relations_list(DATABASE_RELATIONS_SELECTABLE, &relation_count);
 
 		scan = buffer_scan_pass_database(work_context, relations, relation_count);
 		put_scan_runs(rsinfo, scan);
@@ -149,7 +151,7 @@ pg_cachectl_shared_block_runs(PG_FUNCTION_ARGS)
 }
 
 /*
- * cachectl.os_block_runs(rel regclass, fork text DEFAULT 'main')
+ * cachectl_internal.os_block_runs(rel regclass, fork text DEFAULT 'main')
  *   RETURNS TABLE (first_block int8, block_count int8)
  *
  * The runs of consecutive blocks of the fork in the OS page cache (the set
@@ -166,6 +168,7 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 	MemoryContext work_context;
 	MemoryContext caller_context;
 
+	require_entry_point_privilege(INTERNAL_FOR_SNAPSHOT, "cachectl_internal.os_block_runs()");
 	InitMaterializedSRF(fcinfo, 0);
 	relid = PG_GETARG_OID(0);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
@@ -189,7 +192,7 @@ pg_cachectl_os_block_runs(PG_FUNCTION_ARGS)
 }
 
 /*
- * cachectl.system_identifier() RETURNS text
+ * cachectl_internal.system_identifier() RETURNS text
  *
  * The cluster's system identifier: the same on a primary and its physical
  * standbys, different after a dump and restore.

@@ -125,6 +125,14 @@ typedef uint32 CachectlBufferState;
 	relpathperm(((RelFileNode) {(tablespace), (database), (file_number)}), (fork))
 #endif
 
+/* EXECUTE and the like on a function (16 made the check per catalog). */
+#if PG_VERSION_NUM >= 160000
+#define CACHECTL_FUNCTION_ACLCHECK(function, role, mode) \
+	object_aclcheck(ProcedureRelationId, (function), (role), (mode))
+#else
+#define CACHECTL_FUNCTION_ACLCHECK(function, role, mode) pg_proc_aclcheck((function), (role), (mode))
+#endif
+
 /* The file number of a mapped relation (one whose pg_class.relfilenode is 0). */
 #if PG_VERSION_NUM >= 160000
 #define CACHECTL_MAPPED_FILE_NUMBER_OF(relid, shared) RelationMapOidToFilenumber((relid), (shared))

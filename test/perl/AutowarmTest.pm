@@ -144,7 +144,7 @@ WITH recorded AS (
 resident AS (
     SELECT r.relation::oid AS relation, r.fork,
            range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS runs
-      FROM cachectl.shared_block_runs(ARRAY[$list]) AS r GROUP BY 1, 2)
+      FROM cachectl_internal.shared_block_runs(ARRAY[$list]) AS r GROUP BY 1, 2)
 SELECT COALESCE(sum((SELECT sum(upper(x) - lower(x)) FROM unnest(c.blocks) AS x)), 0),
        COALESCE(sum((SELECT sum(upper(x) - lower(x))
                        FROM unnest(c.blocks * COALESCE(n.runs, '{}')) AS x)), 0)

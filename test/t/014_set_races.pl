@@ -117,7 +117,7 @@ my @calls = (
 	q{SELECT count(*) FROM cachectl.shared_residency('race_p', cascade => true);},
 	q{SELECT count(*) FROM cachectl.os_residency_total('race_p', cascade => true);},
 	q{SELECT count(*) FROM cachectl.database_status;},
-	q{SELECT count(*) FROM cachectl.shared_block_runs(NULL);},
+	q{SELECT count(*) FROM cachectl_internal.shared_block_runs(NULL);},
 	q{SELECT relations > 0 FROM cachectl.snapshot('race');});
 my $batch = join("\n", map { @calls } 1 .. 10) . "\n";
 

@@ -124,7 +124,7 @@ SELECT count(*) FROM cachectl.evict('warm_t', cascade => true);
 SELECT count(*) FROM cachectl.os_drop('warm_t', cascade => true);
 });
 is( $standby->safe_psql('postgres',
-		q{SELECT count(*) FROM cachectl.shared_block_runs(ARRAY['warm_t'::regclass])}),
+		q{SELECT count(*) FROM cachectl_internal.shared_block_runs(ARRAY['warm_t'::regclass])}),
 	'0', 'warm_t is not in the standby\'s shared buffers');
 
 # The files of the snapshot's OS-layer forks on the standby, as segments:
@@ -273,7 +273,7 @@ my $shared_missing = $standby->safe_psql(
 WITH shared_now AS (
     SELECT r.relation::oid AS relation, r.fork,
            range_agg(int8range(r.first_block, r.first_block + r.block_count)) AS blocks
-      FROM cachectl.shared_block_runs((SELECT array_agg(DISTINCT s.relation::regclass)
+      FROM cachectl_internal.shared_block_runs((SELECT array_agg(DISTINCT s.relation::regclass)
                                          FROM cachectl.snapshot s WHERE s.label = 'morning')) r
      GROUP BY 1, 2)
 SELECT string_agg(format('%s %s', s.relation_name, s.fork), ', ')
@@ -291,7 +291,7 @@ my @os_missing = split /\n/, $standby->safe_psql(
 SELECT s.relation_name, pg_relation_filepath(s.relation::regclass), s.fork, lower(m), upper(m)
   FROM cachectl.snapshot s,
        unnest(s.blocks - COALESCE((SELECT range_agg(int8range(o.first_block, o.first_block + o.block_count))
-                                     FROM cachectl.os_block_runs(s.relation::regclass, s.fork) o),
+                                     FROM cachectl_internal.os_block_runs(s.relation::regclass, s.fork) o),
                                   '{}'::int8multirange)) AS m
  WHERE s.label = 'morning' AND s.layer = 'os' AND s.block_count > 0
  ORDER BY 1, 4

@@ -68,9 +68,9 @@ SELECT count(*) FROM cachectl.evict('morning_t');
 SELECT count(*) FROM cachectl.os_drop('morning_t');
 });
 is( $node->safe_psql('postgres',
-		q{SELECT count(*) FROM cachectl.shared_block_runs(ARRAY['morning_t'::regclass])
+		q{SELECT count(*) FROM cachectl_internal.shared_block_runs(ARRAY['morning_t'::regclass])
 		  UNION ALL
-		  SELECT count(*) FROM cachectl.os_block_runs('morning_t')}),
+		  SELECT count(*) FROM cachectl_internal.os_block_runs('morning_t')}),
 	"0\n0", 'morning_t is cold in both layers');
 
 # The next minute in GMT, or the one after when this one is about to end.
@@ -105,7 +105,7 @@ SELECT string_agg(format('%s %s', s.relation_name, s.fork), ', ')
  WHERE s.label = 'morning' AND s.block_count > 0 AND s.layer = 'shared'
    AND NOT COALESCE(
            (SELECT range_agg(int8range(b.first_block, b.first_block + b.block_count))
-              FROM cachectl.shared_block_runs(ARRAY[s.relation::regclass]) b
+              FROM cachectl_internal.shared_block_runs(ARRAY[s.relation::regclass]) b
              WHERE b.fork = s.fork) @> s.blocks, false)
 });
 is($shared_missing, '', 'morning_t is warm again: every block of the snapshot\'s shared rows is in shared buffers');
@@ -115,7 +115,7 @@ SELECT coalesce(sum(upper(r) - lower(r)), 0)
   FROM cachectl.snapshot s,
        LATERAL unnest(s.blocks - coalesce(
            (SELECT range_agg(int8range(o.first_block, o.first_block + o.block_count))
-              FROM cachectl.os_block_runs(s.relation::regclass, s.fork) o),
+              FROM cachectl_internal.os_block_runs(s.relation::regclass, s.fork) o),
            '{}'::int8multirange)) AS r
  WHERE s.label = 'morning' AND s.block_count > 0 AND s.layer <> 'shared'
 });

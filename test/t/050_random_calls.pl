@@ -100,8 +100,8 @@ my %generators = (
 	draw => sub { sprintf 'SELECT length(cachectl.draw(%s, %s))', pick(@relations), pick(@widths) },
 	os_draw => sub { sprintf 'SELECT length(cachectl.os_draw(%s, %s))', pick(@maps), pick(@widths) },
 	os_map => sub { sprintf 'SELECT length(cachectl.os_map(%s, %s))', pick(@relations), pick(@forks) },
-	os_block_runs => sub { sprintf 'SELECT count(*) FROM cachectl.os_block_runs(%s, %s)', pick(@relations), pick(@forks) },
-	shared_block_runs => sub { sprintf 'SELECT count(*) FROM cachectl.shared_block_runs(%s)', rand() < 0.1 ? 'NULL' : rel_array() },
+	os_block_runs => sub { sprintf 'SELECT count(*) FROM cachectl_internal.os_block_runs(%s, %s)', pick(@relations), pick(@forks) },
+	shared_block_runs => sub { sprintf 'SELECT count(*) FROM cachectl_internal.shared_block_runs(%s)', rand() < 0.1 ? 'NULL' : rel_array() },
 	evict => sub { sprintf 'SELECT count(*) FROM cachectl.evict(%s, %s, %s)', pick(@relations), pick(@forks), pick(@bools) },
 	evict_relations => sub { sprintf 'SELECT count(*) FROM cachectl.evict_relations(%s, %s, %s)', rel_array(), pick(@forks), pick(@bools) },
 	evict_buffer => sub { sprintf 'SELECT * FROM cachectl.evict_buffer(%s)', pick(@buffers) },
@@ -123,7 +123,7 @@ my %generators = (
 		  pick(@relations), pick(@targets), pick(@forks), pick(@blocks), pick(@blocks), pick(@rates), pick(@bools);
 	},
 	prewarm_runs => sub {
-		sprintf 'SELECT * FROM cachectl.prewarm_runs(%s, %s, %s, %s, %s, %s)',
+		sprintf 'SELECT * FROM cachectl_internal.prewarm_runs(%s, %s, %s, %s, %s, %s)',
 		  pick(@relations), pick(@forks), pick(@runs), pick(@targets), pick(@rates), pick(@bools);
 	},
 	snapshot => sub {
@@ -132,7 +132,7 @@ my %generators = (
 	},
 	restore => sub { sprintf 'CALL cachectl.restore(%s, %s, %s)', pick(@labels), pick(@targets), pick(@rates) },
 	database_status => sub { rand() < 0.5 ? 'SELECT count(*) FROM cachectl.database_status' : 'SELECT count(*) FROM cachectl.database_status()' },
-	os_engine => sub { 'SELECT cachectl.os_engine(), cachectl.os_page_size(), cachectl.system_identifier()' },
+	os_engine => sub { 'SELECT cachectl.os_engine(), cachectl.os_page_size(), cachectl_internal.system_identifier()' },
 	setting => sub {
 		sprintf 'SET %s', pick("cachectl.os_engine = 'mincore'", "cachectl.os_engine = 'auto'", "cachectl.os_engine = 'x'",
 			'cachectl.prewarm_max_share = 0.5', 'cachectl.prewarm_max_share = -1', "cachectl.prewarm_max_share = 'NaN'",

@@ -312,7 +312,7 @@ my @cases = (
 	{ name => 'database_summary', setting => $mincore, call => q{SELECT count(*) FROM cachectl.database_summary()}, files => 1 },
 	{ name => 'top_relations', setting => $mincore, call => q{SELECT count(*) FROM cachectl.top_relations(5)}, files => 1 },
 	{ name => 'draw', setting => $mincore, call => q{SELECT length(cachectl.draw('vast'))}, files => 1 },
-	{ name => 'os_block_runs', setting => $mincore, call => q{SELECT count(*) FROM cachectl.os_block_runs('vast')}, files => 1 },
+	{ name => 'os_block_runs', setting => $mincore, call => q{SELECT count(*) FROM cachectl_internal.os_block_runs('vast')}, files => 1 },
 	{
 		name => 'prewarm os (1 MB/s)',
 		call => q{SELECT * FROM cachectl.prewarm('vast', 'os', max_mb_per_sec => 1)},
@@ -337,7 +337,7 @@ my @cases = (
 	},
 	{
 		name => 'prewarm_runs (1 MB/s)',
-		call => q{SELECT * FROM cachectl.prewarm_runs('vast', 'main', '{[0,524288)}', 'os', 1)},
+		call => q{SELECT * FROM cachectl_internal.prewarm_runs('vast', 'main', '{[0,524288)}', 'os', 1)},
 		files => 1
 	},
 	{
@@ -349,7 +349,7 @@ my @cases = (
 	{
 		name => 'restore_plan (missing only, mincore)',
 		setting => $mincore,
-		call => q{SELECT count(*) FROM cachectl.restore_plan('huge_map', 'os', missing_only => true)},
+		call => q{SELECT count(*) FROM cachectl_internal.restore_plan('huge_map', 'os', missing_only => true)},
 		# the server opens huge's segments first (pg_relation_size)
 		timeout_ms => 3000,
 		files => 1
@@ -550,7 +550,7 @@ push @figures, sprintf('%-46s %-18s %8s', 'os_draw (2e9 bits, whole call)', '-',
 
 foreach my $call (
 	q{SELECT count(*) FROM cachectl.shared_residency('many', cascade => true)},
-	q{SELECT count(*) FROM cachectl.shared_block_runs()})
+	q{SELECT count(*) FROM cachectl_internal.shared_block_runs()})
 {
 	my $ms = $victim->query_safe(
 		qq{

@@ -67,8 +67,8 @@ my %expected = (
 	"SELECT count(*) FROM cachectl.status($tmp, true)" => 'ok',
 	"SELECT cachectl.draw($tmp)" => 'ok',
 	"SELECT length(cachectl.os_map($tmp))" => 'ok',
-	"SELECT count(*) FROM cachectl.os_block_runs($tmp)" => 'ok',
-	"SELECT count(*) FROM cachectl.shared_block_runs(ARRAY[$tmp]::regclass[])" => 'ok',
+	"SELECT count(*) FROM cachectl_internal.os_block_runs($tmp)" => 'ok',
+	"SELECT count(*) FROM cachectl_internal.shared_block_runs(ARRAY[$tmp]::regclass[])" => 'ok',
 	"SELECT count(*) FROM cachectl.evict_relations(ARRAY[$tmp]::regclass[])" => 'ok',
 	"SELECT count(*) FROM cachectl.os_residency($tmp_index)" => 'ok',
 	"SELECT count(*) FROM cachectl.evict($tmp)" => '0A000',
@@ -79,7 +79,7 @@ my %expected = (
 	"SELECT * FROM cachectl.os_restore($tmp, B'1')" => '0A000',
 	"SELECT * FROM cachectl.prewarm($tmp)" => '0A000',
 	"SELECT * FROM cachectl.prewarm($tmp_index, 'shared')" => '0A000',
-	"SELECT * FROM cachectl.prewarm_runs($tmp, 'main', '{[0,3)}')" => '0A000',
+	"SELECT * FROM cachectl_internal.prewarm_runs($tmp, 'main', '{[0,3)}')" => '0A000',
 	"SELECT * FROM cachectl.snapshot('t', ARRAY[$tmp]::regclass[])" => '0A000',);
 for my $sql (sort keys %expected) {
 	is(outcome($sql), $expected{$sql}, "another session's temporary table: $sql");
@@ -95,7 +95,7 @@ $holder->kill_kill;
 # ---- a slow rate holds when loading shared buffers: 40 blocks at 0.1 MB/s
 # take 2.5 s (one short sleep per 16 blocks, whatever the rate, took 0.25 s)
 for my $call ("SELECT * FROM cachectl.prewarm('big', 'shared', 'main', 0, 39, 0.1)",
-	"SELECT * FROM cachectl.prewarm_runs('big', 'main', '{[0,40)}', 'shared', 0.1)")
+	"SELECT * FROM cachectl_internal.prewarm_runs('big', 'main', '{[0,40)}', 'shared', 0.1)")
 {
 	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.evict('big')});
 	is(outcome("SET statement_timeout = '1s';\n$call"), '57014', "still loading after 1 s: $call");

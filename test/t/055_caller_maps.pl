@@ -32,7 +32,7 @@ CREATE EXTENSION pg_cachectl;
 CREATE ROLE mapper;
 GRANT USAGE ON SCHEMA cachectl TO mapper;
 GRANT EXECUTE ON FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean) TO mapper;
-GRANT EXECUTE ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean) TO mapper;
+GRANT EXECUTE ON PROCEDURE cachectl.restore TO mapper;
 CREATE TABLE maps (name text PRIMARY KEY, map varbit, runs int8multirange);
 -- lz4 compresses the 256 MB maps fastest; a server built without lz4 (the
 -- 18 source build) keeps pglz
@@ -96,8 +96,8 @@ my @cases = (
 	[ 'issue', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map)} ],
 	[ 'largest', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map)} ],
 	[ 'largest', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map, drop_others => true)} ],
-	[ 'runs', 'isempty(m.runs)', q{cachectl.prewarm_runs('pg_class', 'main', m.runs, 'os')} ],
-	[ 'runs', 'isempty(m.runs)', q{cachectl.prewarm_runs('pg_class', 'main', m.runs, 'both')} ]);
+	[ 'runs', 'isempty(m.runs)', q{cachectl_internal.prewarm_runs('pg_class', 'main', m.runs, 'os')} ],
+	[ 'runs', 'isempty(m.runs)', q{cachectl_internal.prewarm_runs('pg_class', 'main', m.runs, 'both')} ]);
 for my $case (@cases)
 {
 	my ($name, $read, $call) = @$case;

@@ -122,7 +122,7 @@ my $small_tables = q{ARRAY(SELECT oid::regclass FROM pg_class
                             WHERE relname LIKE 'small\_%' AND relkind = 'r')};
 # How many of the small tables have a block in shared buffers now.
 my $small_resident_sql =
-  qq{(SELECT count(DISTINCT relation) FROM cachectl.shared_block_runs($small_tables))};
+  qq{(SELECT count(DISTINCT relation) FROM cachectl_internal.shared_block_runs($small_tables))};
 
 # The workload table as it reads: rows, sum, md5 of every row.
 sub ledger_digest

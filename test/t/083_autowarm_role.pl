@@ -23,15 +23,8 @@ my $interval = 2;
 my $node = start_autowarm_node('role', $interval);
 $node->safe_psql('postgres', q{
 CREATE ROLE warmer LOGIN;
-GRANT USAGE ON SCHEMA cachectl TO warmer;
-GRANT EXECUTE ON FUNCTION cachectl.snapshot(text, regclass[], boolean),
-                          cachectl.shared_block_runs(regclass[]),
-                          cachectl.os_block_runs(regclass, text),
-                          cachectl.database_status() TO warmer;
-GRANT SELECT, INSERT, DELETE ON cachectl.snapshot TO warmer;
-GRANT EXECUTE ON FUNCTION cachectl.prewarm_runs(regclass, text, int8multirange, text, float8, boolean),
-                          cachectl.restore_plan(text, text, float8, boolean),
-                          cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean) TO warmer;
+-- the README's one call: the autowarm set, nothing internal
+SELECT count(*) FROM cachectl.grant_to('warmer', 'autowarm');
 });
 create_filled_table($node, 'open_t', 12000, 1);
 create_filled_table($node, 'secret_t', 12000, 1);
@@ -74,10 +67,10 @@ my ($secret_share, $secret_blocks) = shared_share_resident($node, 'autowarm', [ 
 cmp_ok($secret_blocks, '>=', 500, "and secret_t's ($secret_blocks shared blocks)");
 is($secret_share, 0, 'none of which is in shared buffers');
 is($node->safe_psql('postgres', q{
-SELECT COALESCE(sum(block_count), 0) FROM cachectl.os_block_runs('secret_t')}),
+SELECT COALESCE(sum(block_count), 0) FROM cachectl_internal.os_block_runs('secret_t')}),
 	'0', "nor in the OS page cache (secret_t's main fork)");
 is($node->safe_psql('postgres', q{
-SELECT COALESCE(sum(block_count), 0) FROM cachectl.os_block_runs('secret_t_pkey')}),
+SELECT COALESCE(sum(block_count), 0) FROM cachectl_internal.os_block_runs('secret_t_pkey')}),
 	'0', 'nor its index');
 is(autowarm_state($node, 'failures'), '0', 'the worker never failed');
 

@@ -86,7 +86,7 @@ sub held_in_range
 	return $node->safe_psql('postgres', qq{
 SELECT COALESCE(sum(upper(x) - lower(x)), 0)
   FROM unnest((SELECT range_agg(int8range(first_block, first_block + block_count))
-                 FROM cachectl.shared_block_runs(ARRAY['$relation'::regclass]) WHERE fork = 'main')
+                 FROM cachectl_internal.shared_block_runs(ARRAY['$relation'::regclass]) WHERE fork = 'main')
               * '$range'::int8multirange) AS x});
 }
 
