@@ -26,7 +26,9 @@ SHIM_OBJS = \
 	src/pg/relation_set.o \
 	src/pg/relation_guard.o \
 	src/pg/internal_entry.o \
+	src/pg/null_arguments.o \
 	src/pg/transaction_block.o \
+	src/pg/user_errors.o \
 	src/pg/fork_files.o \
 	src/pg/fork_residency.o \
 	src/pg/snapshot_runs.o \

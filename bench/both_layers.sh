@@ -248,8 +248,8 @@ say "   state: t cold (cachectl.cold), then blocks [0, $H) read into shared buff
 say "   dropped, then blocks [$Q1, $Q3) into the OS cache: a quarter each shared only, both, OS only, neither"
 sql <<SQL >/dev/null
 SELECT * FROM cachectl.cold('t');
-SELECT * FROM cachectl.prewarm('t', target => 'shared', last_block => $((H - 1)), drop_os_copy => true);
-SELECT * FROM cachectl.prewarm('t', target => 'os', first_block => $Q1, last_block => $((Q3 - 1)));
+SELECT * FROM cachectl.prewarm('t', target => 'shared', last_block => $((H - 1)), drop_os_copy => true, fork => 'main');
+SELECT * FROM cachectl.prewarm('t', target => 'os', first_block => $Q1, last_block => $((Q3 - 1)), fork => 'main');
 SQL
 IFS='|' read -r S_BLOCKS S_SHARED S_OS S_BOTH S_DIRTY <<<"$(sql -c "
     SELECT blocks, shared_blocks, os_blocks, both_blocks, shared_dirty_blocks FROM cachectl.status('t') WHERE fork = 'main'")"
@@ -275,7 +275,7 @@ IFS='|' read -r PGF_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
 IFS='|' read -r SHRES_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
     \$q\$SELECT sum(buffers)::text FROM cachectl.shared_residency('t')\$q\$, $STATUS_REPS)")"
 IFS='|' read -r OSMAP_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
-    \$q\$SELECT length(cachectl.os_map('t'))::text\$q\$, $STATUS_REPS)")"
+    \$q\$SELECT length(cachectl.os_map('t', fork => 'main'))::text\$q\$, $STATUS_REPS)")"
 STATUS_RATIO=$(calc "$JOIN_MS / $STATUS_MS")
 # status cannot beat its own pass over the pool: the best ratio it could reach
 FLOOR_RATIO=$(calc "$JOIN_MS / $SHRES_MS")

@@ -112,8 +112,8 @@ say "  table t: $(mql -c "SELECT pg_size_pretty(pg_relation_size('t'))") built i
 make_cache_state() {
     local half=$((REL_BLOCKS / 2))
     mql -c "SELECT count(*) FROM cachectl.cold('t')" >/dev/null
-    mql -c "SELECT count(*) FROM cachectl.prewarm('t', 'both', first_block => 0, last_block => $((half - 1)))" >/dev/null
-    mql -c "SELECT count(*) FROM cachectl.os_prefetch('t', first_block => $half, last_block => $((REL_BLOCKS - 1)))" >/dev/null
+    mql -c "SELECT count(*) FROM cachectl.prewarm('t', 'both', first_block => 0, last_block => $((half - 1)), fork => 'main')" >/dev/null
+    mql -c "SELECT count(*) FROM cachectl.os_prefetch('t', first_block => $half, last_block => $((REL_BLOCKS - 1)), fork => 'main')" >/dev/null
 }
 
 relations_with_storage() {

@@ -232,11 +232,11 @@ SQL
 MAP_BLOCKS=$(sql -c "SELECT length(replace(map::text, '0', '')) FROM bench_map")
 HALF_PAGES=$((MAP_BLOCKS * PAGES_PER_BLOCK))
 # The half state, made once to take pgfincore's page maps from it.
-sql -c "SELECT count(*) FROM cachectl.os_restore('t', (SELECT map FROM bench_map), drop_others => true)" >/dev/null
+sql -c "SELECT count(*) FROM cachectl.os_restore('t', (SELECT map FROM bench_map), drop_others => true, fork => 'main')" >/dev/null
 read -r cached _ <<<"$("$PROBE" count "${T_FILES[@]}")"
 sql -c "CREATE TABLE pgf_map AS SELECT segment, databit FROM pgfincore('t', 'main', true)"
 PGF_BITS=$(sql -c "SELECT sum(length(replace(databit::text, '0', ''))) FROM pgf_map")
-SAME_MAP=$(sql -c "SELECT cachectl.os_map('t') = map FROM bench_map")
+SAME_MAP=$(sql -c "SELECT cachectl.os_map('t', fork => 'main') = map FROM bench_map")
 say "  map: $MAP_BLOCKS of $T_BLOCKS blocks set ($HALF_PAGES pages); after os_restore: $cached pages cached,"
 say "  pgfincore's page maps: $PGF_BITS pages set; os_map equals the map: $SAME_MAP"
 [ "$cached" = "$HALF_PAGES" ] && [ "$PGF_BITS" = "$HALF_PAGES" ] ||
@@ -247,7 +247,7 @@ M_LOADER='pgfadvise_loader'
 FIGURE=restore_half
 for ((rep = 1; rep <= REPS; rep++)); do
     say " round $rep"
-    load "$M_RESTORE" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'seconds=' || seconds || ' loaded=' || blocks_loaded || ' pending=' || pages_pending FROM cachectl.os_restore('t', (SELECT map FROM bench_map))"
+    load "$M_RESTORE" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'seconds=' || seconds || ' loaded=' || blocks_loaded || ' pending=' || pages_pending FROM cachectl.os_restore('t', (SELECT map FROM bench_map), fork => 'main')"
     load "$M_LOADER" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'loaded=' || sum(l.pages_loaded) FROM pgf_map m, LATERAL pgfadvise_loader('t', 'main', m.segment, true, false, m.databit) l"
 done
 
@@ -297,11 +297,11 @@ SQL
     MAP_MB=$(calc "($hwm - $rss) / 1024")
     printf '  %-40s %10.1f ms  %8.1f MB peak growth  (%s bits or pages)\n' "$label" "$ms" "$MAP_MB" "$bits"
 }
-map_call "cachectl.os_map ($ENGINE)" "SELECT length(cachectl.os_map('big'))"
+map_call "cachectl.os_map ($ENGINE)" "SELECT length(cachectl.os_map('big', fork => 'main'))"
 OURS_MAP_MS=$MAP_MS OURS_MAP_MB=$MAP_MB
 emit_sample os_map_sparse "cachectl.os_map ($ENGINE)" "$BIG_SEGMENTS" "$MAP_MS" ms
 emit_sample os_map_sparse_memory "cachectl.os_map ($ENGINE)" "$BIG_SEGMENTS" "$MAP_MB" MB
-map_call "cachectl.os_map (mincore)" "SELECT length(m) FROM (SELECT set_config('cachectl.os_engine', 'mincore', true), cachectl.os_map('big') AS m) s"
+map_call "cachectl.os_map (mincore)" "SELECT length(m) FROM (SELECT set_config('cachectl.os_engine', 'mincore', true), cachectl.os_map('big', fork => 'main') AS m) s"
 MINCORE_MAP_MS=$MAP_MS MINCORE_MAP_MB=$MAP_MB
 emit_sample os_map_sparse "cachectl.os_map (mincore)" "$BIG_SEGMENTS" "$MAP_MS" ms
 emit_sample os_map_sparse_memory "cachectl.os_map (mincore)" "$BIG_SEGMENTS" "$MAP_MB" MB

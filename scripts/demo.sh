@@ -79,7 +79,7 @@ echo "The OS cache was empty before: what it holds now came in with the buffers,
 echo "pages are cached twice, once in shared buffers and once in the page cache."
 
 say "Which blocks of the table the page cache holds now: a block map (one bit per block), saved and drawn"
-echo_sql "CREATE TABLE cache_snapshot AS SELECT now() AS taken_at, cachectl.os_map('orders') AS map;
+echo_sql "CREATE TABLE cache_snapshot AS SELECT now() AS taken_at, cachectl.os_map('orders', fork => 'main') AS map;
           SELECT length(map) AS blocks, length(replace(map::text, '0', '')) AS cached_blocks FROM cache_snapshot;"
 echo_sql "SELECT cachectl.os_draw(map, 64) AS orders_in_os_cache FROM cache_snapshot;"
 
@@ -96,15 +96,15 @@ echo_sql "SELECT relation, fork, pg_size_pretty(cached_bytes_before) AS cached_b
           FROM cachectl.os_drop('orders');"
 echo_sql "SELECT relation, fork, blocks_requested, pg_size_pretty(cached_bytes_after) AS cached_after,
                  pages_pending, seconds
-          FROM cachectl.os_prefetch('orders');"
-echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders'), 64) AS orders_in_os_cache;"
+          FROM cachectl.os_prefetch('orders', fork => 'main');"
+echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders', fork => 'main'), 64) AS orders_in_os_cache;"
 
 say "Put the page cache back as the snapshot had it: only what pg_prewarm brought in (a prewarm job would do this before the morning peak)"
 echo_sql "SELECT relation, fork, blocks_loaded, blocks_past_end, pages_pending, seconds
-          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true);"
+          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true, fork => 'main');"
 echo_sql "SELECT length(replace(map::text, '0', '')) AS cached_blocks_in_snapshot,
-                 length(replace(cachectl.os_map('orders')::text, '0', '')) AS cached_blocks_now,
-                 cachectl.os_draw(cachectl.os_map('orders'), 64) AS orders_in_os_cache
+                 length(replace(cachectl.os_map('orders', fork => 'main')::text, '0', '')) AS cached_blocks_now,
+                 cachectl.os_draw(cachectl.os_map('orders', fork => 'main'), 64) AS orders_in_os_cache
           FROM cache_snapshot;"
 echo "(The UPDATE added blocks at the end since the snapshot; the map restores the blocks it knew.)"
 
@@ -139,7 +139,7 @@ echo_sql "SELECT cachectl.draw('events', 64);"
 
 say "prewarm into shared buffers (an OS prefetch runs ahead of the reads); the OS keeps a copy: cached twice"
 echo_sql "SET cachectl.prewarm_max_share = 0.9;
-          SELECT relation, fork, blocks_requested, shared_blocks_loaded, seconds FROM cachectl.prewarm('events', 'shared');"
+          SELECT relation, fork, blocks_requested, shared_blocks_loaded, seconds FROM cachectl.prewarm('events', 'shared', fork => 'main');"
 echo_sql "SELECT cachectl.draw('events', 64);"
 
 say "Evict from shared buffers: the OS copy stays"
@@ -149,7 +149,7 @@ echo_sql "SELECT cachectl.draw('events', 64);"
 say "Warm shared buffers without caching twice: drop_os_copy writes back and drops what was loaded from the OS cache"
 echo_sql "SELECT count(*) FROM cachectl.cold('events');"
 echo_sql "SET cachectl.prewarm_max_share = 0.9;
-          SELECT relation, fork, shared_blocks_loaded, seconds FROM cachectl.prewarm('events', 'shared', drop_os_copy => true);"
+          SELECT relation, fork, shared_blocks_loaded, seconds FROM cachectl.prewarm('events', 'shared', drop_os_copy => true, fork => 'main');"
 echo_sql "SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
 echo_sql "SELECT cachectl.draw('events', 64);"
 

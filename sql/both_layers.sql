@@ -38,35 +38,35 @@ FROM cachectl.cold('layers_t', cascade => true);
 -- prewarm into shared buffers: the whole small table is there afterwards
 SELECT relation, fork, blocks_requested = :layers_blocks AS all_requested,
        shared_blocks_loaded = :layers_blocks AS all_loaded, os_blocks_loaded
-FROM cachectl.prewarm('layers_t', 'shared');
+FROM cachectl.prewarm('layers_t', 'shared', fork => 'main');
 SELECT shared_blocks = blocks AS wholly_in_shared_buffers FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- and without keeping the OS copy
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
 SELECT shared_blocks_loaded = :layers_blocks AS all_loaded
-FROM cachectl.prewarm('layers_t', 'shared', drop_os_copy => true);
+FROM cachectl.prewarm('layers_t', 'shared', drop_os_copy => true, fork => 'main');
 SELECT shared_blocks = blocks AS in_shared, os_blocks AS os_copy_blocks, both_blocks
 FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- into the OS cache only, a block range
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
 SELECT blocks_requested, shared_blocks_loaded, os_blocks_loaded
-FROM cachectl.prewarm('layers_t', 'os', first_block => 0, last_block => 9);
+FROM cachectl.prewarm('layers_t', 'os', first_block => 0, last_block => 9, fork => 'main');
 SELECT shared_blocks, os_blocks >= 10 AS range_in_os FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- both layers
 SELECT shared_blocks_loaded = :layers_blocks AS shared_loaded, os_blocks_loaded = :layers_blocks AS os_loaded
-FROM cachectl.prewarm('layers_t');
+FROM cachectl.prewarm('layers_t', fork => 'main');
 SELECT both_blocks = blocks AS wholly_double_cached FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- at most a share of shared_buffers per call
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
 SET cachectl.prewarm_max_share = 0;
-SELECT shared_blocks_loaded, os_blocks_loaded = :layers_blocks AS os_loaded FROM cachectl.prewarm('layers_t');
+SELECT shared_blocks_loaded, os_blocks_loaded = :layers_blocks AS os_loaded FROM cachectl.prewarm('layers_t', fork => 'main');
 RESET cachectl.prewarm_max_share;
 
 -- draw: one character per run of blocks, and a legend
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
 SELECT split_part(cachectl.draw('layers_t', 10), E'\n', 1) AS cold_strip;
-SELECT * FROM cachectl.prewarm('layers_t', 'os') \gset warm_
+SELECT * FROM cachectl.prewarm('layers_t', 'os', fork => 'main') \gset warm_
 SELECT split_part(cachectl.draw('layers_t', 10), E'\n', 1) AS os_strip;
-SELECT * FROM cachectl.prewarm('layers_t', 'shared') \gset warm_
+SELECT * FROM cachectl.prewarm('layers_t', 'shared', fork => 'main') \gset warm_
 SELECT split_part(cachectl.draw('layers_t', 10), E'\n', 1) AS both_strip;
 SELECT count(*) AS dropped_forks FROM cachectl.os_drop('layers_t') \gset
 SELECT split_part(cachectl.draw('layers_t', 10), E'\n', 1) AS shared_strip;

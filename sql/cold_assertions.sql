@@ -71,7 +71,7 @@ SELECT node, node_type, shared_hit, shared_read = :orders_blocks AS reads_every_
 FROM plan_buffers('SELECT count(*) FROM orders');
 -- with blocks 0-99 loaded first, those are hits and the rest reads
 SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
-SELECT shared_blocks_loaded FROM cachectl.prewarm('orders', 'shared', first_block => 0, last_block => 99);
+SELECT shared_blocks_loaded FROM cachectl.prewarm('orders', 'shared', first_block => 0, last_block => 99, fork => 'main');
 SELECT node_type, shared_hit, shared_hit + shared_read = :orders_blocks AS hit_and_read_cover_the_table
 FROM plan_buffers('SELECT count(*) FROM orders') WHERE relation = 'orders';
 
@@ -79,8 +79,8 @@ FROM plan_buffers('SELECT count(*) FROM orders') WHERE relation = 'orders';
 -- buffers and left the OS cache as it was".  The OS cache holds orders and
 -- its index whole, shared buffers none of them.
 SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
-SELECT relation, pages_pending FROM cachectl.os_prefetch('orders');
-SELECT relation, pages_pending FROM cachectl.os_prefetch('orders_pkey');
+SELECT relation, pages_pending FROM cachectl.os_prefetch('orders', fork => 'main');
+SELECT relation, pages_pending FROM cachectl.os_prefetch('orders_pkey', fork => 'main');
 CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
 SELECT id, customer FROM orders WHERE id = 4242;
@@ -114,17 +114,17 @@ CREATE TABLE monthly_totals (month date PRIMARY KEY, orders int8 NOT NULL);
 CREATE PROCEDURE refresh_monthly_totals()
 LANGUAGE plpgsql AS $$
 DECLARE
-    archive_cached varbit := cachectl.os_map('orders_archive');
+    archive_cached varbit := cachectl.os_map('orders_archive', fork => 'main');
 BEGIN
     DELETE FROM monthly_totals;
     INSERT INTO monthly_totals
     SELECT date_trunc('month', placed_on)::date, count(*) FROM orders_archive GROUP BY 1;
     -- the scan pulled the whole archive into the kernel's cache: put back what was there
-    PERFORM cachectl.os_restore('orders_archive', archive_cached, drop_others => true);
+    PERFORM cachectl.os_restore('orders_archive', archive_cached, drop_others => true, fork => 'main');
 END
 $$;
 SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders_archive');
-SELECT pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49);
+SELECT pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49, fork => 'main');
 CREATE TEMP TABLE residency_before AS
 SELECT fork, segment, cached_pages FROM cachectl.os_residency('orders_archive');
 CALL refresh_monthly_totals();

@@ -80,11 +80,11 @@ INSERT INTO hi_relation_fn VALUES
     ('evict_relations', 'cachectl.evict_relations(ARRAY[%s]::regclass[], cascade => true)'),
     ('os_drop', 'cachectl.os_drop(%s, cascade => true)'),
     ('cold', 'cachectl.cold(%s, true)'),
-    ('os_prefetch', 'cachectl.os_prefetch(%s)'),
-    ('os_map', 'cachectl.os_map(%s)'),
-    ('os_restore', 'cachectl.os_restore(%s, B''1011'')'),
-    ('prewarm', 'cachectl.prewarm(%s)'),
-    ('prewarm_shared', 'cachectl.prewarm(%s, ''shared'', drop_os_copy => true)'),
+    ('os_prefetch', 'cachectl.os_prefetch(%s, fork => ''main'')'),
+    ('os_map', 'cachectl.os_map(%s, fork => ''main'')'),
+    ('os_restore', 'cachectl.os_restore(%s, B''1011'', fork => ''main'')'),
+    ('prewarm', 'cachectl.prewarm(%s, fork => ''main'')'),
+    ('prewarm_shared', 'cachectl.prewarm(%s, ''shared'', drop_os_copy => true, fork => ''main'')'),
     -- how many runs depends on what is cached: count them, so the case gives one row
     ('shared_block_runs', '(SELECT count(*) FROM cachectl_internal.shared_block_runs(ARRAY[%s]::regclass[]))'),
     ('os_block_runs', '(SELECT count(*) FROM cachectl_internal.os_block_runs(%s))'),
@@ -128,11 +128,11 @@ SELECT 'range', f.fn, a.b || '..' || z.b, format(f.template, a.b, z.b)
 -- as infinity is, by every function (it was XX000, or no throttle at all).
 INSERT INTO hi_case (grp, fn, arg, call)
 SELECT 'throttle', f.fn, r.rate, format(f.template, r.rate)
-  FROM (VALUES ('os_prefetch', 'cachectl.os_prefetch(''hi_t'', max_mb_per_sec => %s)'),
-               ('prewarm', 'cachectl.prewarm(''hi_t'', max_mb_per_sec => %s)'),
-               ('prewarm os', 'cachectl.prewarm(''hi_t'', ''os'', max_mb_per_sec => %s)'),
-               ('prewarm shared', 'cachectl.prewarm(''hi_t'', ''shared'', max_mb_per_sec => %s)'),
-               ('os_restore', 'cachectl.os_restore(''hi_t'', B''1'', max_mb_per_sec => %s)'),
+  FROM (VALUES ('os_prefetch', 'cachectl.os_prefetch(''hi_t'', max_mb_per_sec => %s, fork => ''main'')'),
+               ('prewarm', 'cachectl.prewarm(''hi_t'', max_mb_per_sec => %s, fork => ''main'')'),
+               ('prewarm os', 'cachectl.prewarm(''hi_t'', ''os'', max_mb_per_sec => %s, fork => ''main'')'),
+               ('prewarm shared', 'cachectl.prewarm(''hi_t'', ''shared'', max_mb_per_sec => %s, fork => ''main'')'),
+               ('os_restore', 'cachectl.os_restore(''hi_t'', B''1'', max_mb_per_sec => %s, fork => ''main'')'),
                ('prewarm_runs', 'cachectl_internal.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', max_mb_per_sec => %s)'))
            AS f (fn, template)
  CROSS JOIN (VALUES ('0'), ('-1'), ('''-0''::float8'), ('''NaN''::float8'), ('''Infinity''::float8'),
@@ -153,7 +153,7 @@ SELECT 'width', 'draw', r.rel || ' ' || w.w, format('cachectl.draw(%L, %s)', r.r
 -- 6. Targets.
 INSERT INTO hi_case (grp, fn, arg, call)
 SELECT 'target', f.fn, coalesce(t.target, 'NULL'), format(f.template, coalesce(quote_literal(t.target), 'NULL'))
-  FROM (VALUES ('prewarm', 'cachectl.prewarm(''hi_t'', %s)'),
+  FROM (VALUES ('prewarm', 'cachectl.prewarm(''hi_t'', %s, fork => ''main'')'),
                ('prewarm_runs', 'cachectl_internal.prewarm_runs(''hi_t'', ''main'', ''{[0,2)}'', %s)')) AS f (fn, template)
  CROSS JOIN (VALUES ('os'), ('shared'), ('both'), (''), ('OS'), ('none'), (' both'), (NULL)) AS t (target);
 
@@ -200,11 +200,11 @@ INSERT INTO hi_case (grp, fn, arg, call) VALUES
     ('null', 'evict_relations', 'cascade', 'cachectl.evict_relations(ARRAY[''hi_t'']::regclass[], NULL, NULL)'),
     ('null', 'os_drop', 'cascade', 'cachectl.os_drop(''hi_t'', NULL, NULL)'),
     ('null', 'cold', 'cascade', 'cachectl.cold(''hi_t'', NULL)'),
-    ('null', 'os_prefetch', 'wait', 'cachectl.os_prefetch(''hi_t'', wait => NULL)'),
-    ('null', 'os_restore', 'map', 'cachectl.os_restore(''hi_t'', NULL)'),
-    ('null', 'os_restore', 'drop_others', 'cachectl.os_restore(''hi_t'', B''1'', drop_others => NULL)'),
-    ('null', 'os_restore', 'wait', 'cachectl.os_restore(''hi_t'', B''1'', wait => NULL)'),
-    ('null', 'prewarm', 'drop_os_copy', 'cachectl.prewarm(''hi_t'', drop_os_copy => NULL)'),
+    ('null', 'os_prefetch', 'wait', 'cachectl.os_prefetch(''hi_t'', wait => NULL, fork => ''main'')'),
+    ('null', 'os_restore', 'map', 'cachectl.os_restore(''hi_t'', NULL, fork => ''main'')'),
+    ('null', 'os_restore', 'drop_others', 'cachectl.os_restore(''hi_t'', B''1'', drop_others => NULL, fork => ''main'')'),
+    ('null', 'os_restore', 'wait', 'cachectl.os_restore(''hi_t'', B''1'', wait => NULL, fork => ''main'')'),
+    ('null', 'prewarm', 'drop_os_copy', 'cachectl.prewarm(''hi_t'', drop_os_copy => NULL, fork => ''main'')'),
     ('null', 'prewarm_runs', 'fork', 'cachectl_internal.prewarm_runs(''hi_t'', NULL, ''{[0,1)}'')'),
     ('null', 'prewarm_runs', 'drop_os_copy', 'cachectl_internal.prewarm_runs(''hi_t'', ''main'', ''{[0,1)}'', drop_os_copy => NULL)'),
     ('null', 'os_block_runs', 'fork', 'cachectl_internal.os_block_runs(''hi_t'', NULL)'),
@@ -228,7 +228,7 @@ UPDATE hi_case SET outcome = hi_outcome(call);
 -- 12. Settings set to bad values, each followed by a call that must still work.
 INSERT INTO hi_case (grp, fn, arg, outcome)
 SELECT 'setting', s.name, s.value,
-       hi_statement(format('SET %s = %s', s.name, s.value)) || ' / ' || hi_outcome('cachectl.prewarm(''hi_t'', ''shared'')')
+       hi_statement(format('SET %s = %s', s.name, s.value)) || ' / ' || hi_outcome('cachectl.prewarm(''hi_t'', ''shared'', fork => ''main'')')
   FROM (VALUES ('cachectl.os_engine', '''x'''), ('cachectl.os_engine', ''''''), ('cachectl.os_engine', '''AUTO'''),
                ('cachectl.os_engine', '''mincore'''), ('cachectl.prewarm_max_share', '-1'), ('cachectl.prewarm_max_share', '2'),
                ('cachectl.prewarm_max_share', '''NaN'''), ('cachectl.prewarm_max_share', '''Infinity'''),
@@ -249,14 +249,14 @@ SELECT count(*) AS cases, count(*) FILTER (WHERE outcome LIKE '%XX000%' OR outco
 -- A throttle so slow that the next page is due ages away waits, as asked
 -- (it overflowed into no throttle at all): the timeout ends it.
 SET statement_timeout = '300ms';
-SELECT count(*) FROM cachectl.os_prefetch('hi_t', max_mb_per_sec => 1e-300);
-SELECT count(*) FROM cachectl.os_prefetch('hi_t', max_mb_per_sec => 4.9e-324);
-SELECT count(*) FROM cachectl.os_restore('hi_t', repeat('1', 35)::varbit, max_mb_per_sec => 1e-300);
+SELECT count(*) FROM cachectl.os_prefetch('hi_t', max_mb_per_sec => 1e-300, fork => 'main');
+SELECT count(*) FROM cachectl.os_prefetch('hi_t', max_mb_per_sec => 4.9e-324, fork => 'main');
+SELECT count(*) FROM cachectl.os_restore('hi_t', repeat('1', 35)::varbit, max_mb_per_sec => 1e-300, fork => 'main');
 -- loading shared buffers slept one short slice per 16 blocks, whatever the
 -- rate: 35 blocks at 0.1 MB/s took 0.25 s, where the rate asks for 2.5 s
 SET statement_timeout = '1s';
 SELECT count(*) > 0 AS evicted FROM cachectl.evict('hi_t');
-SELECT count(*) FROM cachectl.prewarm('hi_t', 'shared', max_mb_per_sec => 0.1);
+SELECT count(*) FROM cachectl.prewarm('hi_t', 'shared', max_mb_per_sec => 0.1, fork => 'main');
 SELECT count(*) > 0 AS evicted FROM cachectl.evict('hi_t');
 SELECT * FROM cachectl_internal.prewarm_runs('hi_t', 'main', '{[0,35)}', 'shared', max_mb_per_sec => 0.1);
 RESET statement_timeout;
@@ -264,13 +264,13 @@ RESET statement_timeout;
 -- Maps of the wrong length: what lies past the fork is counted, not loaded.
 SELECT m.bits, r.blocks_loaded, r.blocks_past_end
   FROM (VALUES (0), (1), (34), (35), (36), (1000000)) AS m (bits),
-       cachectl.os_restore('hi_t', repeat('1', m.bits)::varbit) AS r
+       cachectl.os_restore('hi_t', repeat('1', m.bits)::varbit, fork => 'main') AS r
  ORDER BY m.bits;
 SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_t', repeat('1', 1000)::varbit, 'fsm');
-SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_empty', repeat('1', 1000)::varbit);
+SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_empty', repeat('1', 1000)::varbit, fork => 'main');
 
 -- The procedure: labels, targets, throttles, a transaction block.
-SELECT count(*) FROM cachectl.prewarm('hi_t', 'both');
+SELECT count(*) FROM cachectl.prewarm('hi_t', 'both', fork => 'main');
 SELECT relations FROM cachectl.snapshot('hi_label', ARRAY['hi_t']::regclass[]);
 CALL cachectl.restore(NULL);
 CALL cachectl.restore('hi_unknown_label');

@@ -29,12 +29,12 @@ FROM cachectl.database_summary;
 
 -- a known state: the table cold, then all of it in shared buffers only
 SELECT count(*) FROM cachectl.cold('metrics_t', cascade => true) \g /dev/null
-SELECT count(*) FROM cachectl.prewarm('metrics_t', 'shared', drop_os_copy => true) \g /dev/null
-SELECT count(*) FROM cachectl.prewarm('metrics_t_pkey', 'shared', drop_os_copy => true) \g /dev/null
+SELECT count(*) FROM cachectl.prewarm('metrics_t', 'shared', drop_os_copy => true, fork => 'main') \g /dev/null
+SELECT count(*) FROM cachectl.prewarm('metrics_t_pkey', 'shared', drop_os_copy => true, fork => 'main') \g /dev/null
 SELECT layer, kind, fork, bytes = :metrics_t_bytes AS whole_table
 FROM cachectl.top_relations(1000) WHERE relation = 'metrics_t' ORDER BY layer;
 -- then in both layers: cached twice, all of it
-SELECT count(*) FROM cachectl.prewarm('metrics_t', 'both') \g /dev/null
+SELECT count(*) FROM cachectl.prewarm('metrics_t', 'both', fork => 'main') \g /dev/null
 SELECT layer, bytes = :metrics_t_bytes AS whole_table
 FROM cachectl.top_relations(1000) WHERE relation = 'metrics_t' AND fork = 'main' ORDER BY layer;
 -- bounded: at most n rows per layer, most bytes first

@@ -27,47 +27,47 @@ SELECT relation, fork, blocks_requested = :control_blocks AS all_blocks,
            AS all_pages_read,
        cached_bytes_after = cached_pages_after * cachectl.os_page_size() AS bytes_match,
        pages_pending, seconds >= 0 AS timed
-FROM cachectl.os_prefetch('control_t');
-SELECT bit_count(cachectl.os_map('control_t')) = :control_blocks AS map_all_set;
+FROM cachectl.os_prefetch('control_t', fork => 'main');
+SELECT bit_count(cachectl.os_map('control_t', fork => 'main')) = :control_blocks AS map_all_set;
 
 -- A block range, inclusive; every fork with fork => NULL.
 SELECT * FROM cachectl.os_drop('control_t', 'main') \gset dropped_
 SELECT blocks_requested, pages_pending
-FROM cachectl.os_prefetch('control_t', first_block => 10, last_block => 20);
-SELECT substring(cachectl.os_map('control_t') FROM 11 FOR 11) AS range_cached,
-       length(cachectl.os_map('control_t')) = :control_blocks AS map_length;
+FROM cachectl.os_prefetch('control_t', first_block => 10, last_block => 20, fork => 'main');
+SELECT substring(cachectl.os_map('control_t', fork => 'main') FROM 11 FOR 11) AS range_cached,
+       length(cachectl.os_map('control_t', fork => 'main')) = :control_blocks AS map_length;
 SELECT fork, pages_pending FROM cachectl.os_prefetch('control_t', fork => NULL) ORDER BY fork;
-SELECT blocks_requested FROM cachectl.os_prefetch('control_t', first_block => :control_blocks - 1);
-SELECT blocks_requested FROM cachectl.os_prefetch('control_t', last_block => 0);
+SELECT blocks_requested FROM cachectl.os_prefetch('control_t', first_block => :control_blocks - 1, fork => 'main');
+SELECT blocks_requested FROM cachectl.os_prefetch('control_t', last_block => 0, fork => 'main');
 -- throttled, and without waiting
 SELECT blocks_requested = :control_blocks AS all_blocks, pages_pending = 0 AS read
-FROM cachectl.os_prefetch('control_t', max_mb_per_sec => 1000);
+FROM cachectl.os_prefetch('control_t', max_mb_per_sec => 1000, fork => 'main');
 SELECT blocks_requested = :control_blocks AS all_blocks, pages_pending >= 0 AS pending_counted
-FROM cachectl.os_prefetch('control_t', wait => false);
+FROM cachectl.os_prefetch('control_t', wait => false, fork => 'main');
 
 -- os_map -> os_drop -> os_restore gives the map back exactly, with both engines.
 SELECT * FROM cachectl.os_drop('control_t', 'main') \gset dropped_
-SELECT pages_pending FROM cachectl.os_prefetch('control_t', first_block => 0, last_block => 99);
-SELECT pages_pending FROM cachectl.os_prefetch('control_t', first_block => 300, last_block => 301);
-SELECT cachectl.os_map('control_t') AS saved_map \gset
-SELECT * FROM cachectl.os_prefetch('control_t', first_block => 200, last_block => 250) \gset extra_
+SELECT pages_pending FROM cachectl.os_prefetch('control_t', first_block => 0, last_block => 99, fork => 'main');
+SELECT pages_pending FROM cachectl.os_prefetch('control_t', first_block => 300, last_block => 301, fork => 'main');
+SELECT cachectl.os_map('control_t', fork => 'main') AS saved_map \gset
+SELECT * FROM cachectl.os_prefetch('control_t', first_block => 200, last_block => 250, fork => 'main') \gset extra_
 -- (the map's count, not 102: this host's reclaim may take a page just read)
 SELECT relation, fork, blocks_loaded = bit_count(:'saved_map'::varbit) AS loaded_the_map,
        blocks_past_end, pages_pending
-FROM cachectl.os_restore('control_t', :'saved_map', drop_others => true);
-SELECT cachectl.os_map('control_t') = :'saved_map'::varbit AS map_reproduced;
+FROM cachectl.os_restore('control_t', :'saved_map', drop_others => true, fork => 'main');
+SELECT cachectl.os_map('control_t', fork => 'main') = :'saved_map'::varbit AS map_reproduced;
 SET cachectl.os_engine = mincore;
-SELECT cachectl.os_map('control_t') = :'saved_map'::varbit AS same_map_with_mincore;
-SELECT (cachectl.os_restore('control_t', :'saved_map', drop_others => true)).blocks_loaded
+SELECT cachectl.os_map('control_t', fork => 'main') = :'saved_map'::varbit AS same_map_with_mincore;
+SELECT (cachectl.os_restore('control_t', :'saved_map', drop_others => true, fork => 'main')).blocks_loaded
        = bit_count(:'saved_map'::varbit) AS loaded_the_map;
-SELECT cachectl.os_map('control_t') = :'saved_map'::varbit AS reproduced_with_mincore;
+SELECT cachectl.os_map('control_t', fork => 'main') = :'saved_map'::varbit AS reproduced_with_mincore;
 RESET cachectl.os_engine;
 -- without drop_others, what was cached stays
 SELECT (cachectl.os_restore('control_t', B'1', 'main')).blocks_loaded;
-SELECT cachectl.os_map('control_t') = :'saved_map'::varbit AS still_the_same;
+SELECT cachectl.os_map('control_t', fork => 'main') = :'saved_map'::varbit AS still_the_same;
 -- a map longer than the fork: what exists is loaded, the rest reported
 SELECT blocks_loaded, blocks_past_end
-FROM cachectl.os_restore('control_t', B'1111' || repeat('0', :control_blocks - 4)::varbit || B'111');
+FROM cachectl.os_restore('control_t', B'1111' || repeat('0', :control_blocks - 4)::varbit || B'111', fork => 'main');
 -- a fork without a file: everything is past its end
 SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('control_t', B'101', 'init');
 SELECT length(cachectl.os_map('control_t', 'init')) AS init_map_length;
@@ -77,7 +77,7 @@ SELECT cachectl.os_draw(B'11110000', 8);
 SELECT cachectl.os_draw(B'1111000011001000', 4);
 SELECT cachectl.os_draw(B'101', 64);
 SELECT cachectl.os_draw(B'', 10);
-SELECT split_part(cachectl.os_draw(cachectl.os_map('control_t'), 10), E'\n', 1) ~ '^\|[ .:#]{1,10}\|$' AS strip_shape;
+SELECT split_part(cachectl.os_draw(cachectl.os_map('control_t', fork => 'main'), 10), E'\n', 1) ~ '^\|[ .:#]{1,10}\|$' AS strip_shape;
 
 -- A partitioned table stands for its partitions in os_drop and os_prefetch.
 CREATE TABLE control_p (id int) PARTITION BY RANGE (id);
@@ -86,7 +86,7 @@ CREATE TABLE control_p2 PARTITION OF control_p FOR VALUES FROM (1000) TO (2000);
 INSERT INTO control_p SELECT g FROM generate_series(0, 1999) g;
 SELECT relation, fork, cached_pages_after FROM cachectl.os_drop('control_p')
 WHERE fork = 'main' ORDER BY relation::text;
-SELECT relation, fork, pages_pending FROM cachectl.os_prefetch('control_p') ORDER BY relation::text;
+SELECT relation, fork, pages_pending FROM cachectl.os_prefetch('control_p', fork => 'main') ORDER BY relation::text;
 
 -- Progress and the closing log line are settings.
 SHOW cachectl.progress;

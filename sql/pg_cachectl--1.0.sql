@@ -77,7 +77,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.os_residency(regclass, text) IS
-    'Reports OS page-cache residency per relation fork and 1 GiB segment file, in OS pages; granted to pg_read_all_stats, and needs SELECT on the table.';
+    'Reports OS page-cache residency per relation fork and 1 GiB segment file, in OS pages; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.os_residency(regclass, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.os_residency(regclass, text) TO pg_read_all_stats;
 
@@ -97,9 +97,9 @@ CREATE FUNCTION cachectl.os_residency_total(
     OUT recently_evicted_pages int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency_total'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.os_residency_total(regclass, boolean) IS
-    'Reports OS page-cache residency summed per relation of a set, in OS pages and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+    'Reports OS page-cache residency summed per relation of a set, in OS pages and bytes; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.os_residency_total(regclass, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.os_residency_total(regclass, boolean) TO pg_read_all_stats;
 
@@ -126,7 +126,7 @@ REVOKE ALL ON FUNCTION cachectl.os_drop(regclass, text, boolean) FROM PUBLIC;
 -- Load a block range of a relation fork into the OS page cache.
 CREATE FUNCTION cachectl.os_prefetch(
     rel regclass,
-    fork text DEFAULT 'main',
+    fork text DEFAULT NULL,
     first_block int8 DEFAULT NULL,
     last_block int8 DEFAULT NULL,
     max_mb_per_sec float8 DEFAULT NULL,
@@ -148,12 +148,12 @@ REVOKE ALL ON FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, 
 -- The OS block map of a relation fork: one bit per block, set when cached.
 CREATE FUNCTION cachectl.os_map(
     rel regclass,
-    fork text DEFAULT 'main')
+    fork text DEFAULT NULL)
 RETURNS varbit
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_map'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION cachectl.os_map(regclass, text) IS
-    'Returns the OS block map of a relation fork, one bit per block set when the block is in the page cache; granted to pg_read_all_stats, and needs SELECT on the table.';
+    'Returns the OS block map of a relation fork, one bit per block set when the block is in the page cache; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.os_map(regclass, text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.os_map(regclass, text) TO pg_read_all_stats;
 
@@ -161,7 +161,7 @@ GRANT EXECUTE ON FUNCTION cachectl.os_map(regclass, text) TO pg_read_all_stats;
 CREATE FUNCTION cachectl.os_restore(
     rel regclass,
     map varbit,
-    fork text DEFAULT 'main',
+    fork text DEFAULT NULL,
     drop_others boolean DEFAULT false,
     max_mb_per_sec float8 DEFAULT NULL,
     wait boolean DEFAULT true,
@@ -185,7 +185,7 @@ CREATE FUNCTION cachectl.os_draw(
     width int4 DEFAULT 64)
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_draw'
-LANGUAGE C STRICT IMMUTABLE PARALLEL SAFE;
+LANGUAGE C CALLED ON NULL INPUT IMMUTABLE PARALLEL SAFE;
 COMMENT ON FUNCTION cachectl.os_draw(varbit, int4) IS
     'Draws a block map as a strip of at most width characters with a legend; granted to pg_read_all_stats.';
 REVOKE ALL ON FUNCTION cachectl.os_draw(varbit, int4) FROM PUBLIC;
@@ -214,9 +214,9 @@ CREATE FUNCTION cachectl.status(
     OUT both_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_status'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 4;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.status(regclass, boolean) IS
-    'Reports per relation fork the blocks in shared buffers, in the OS page cache, in both and in neither, block by block, with dirty counts and bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+    'Reports per relation fork the blocks in shared buffers, in the OS page cache, in both and in neither, block by block, with dirty counts and bytes; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.status(regclass, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.status(regclass, boolean) TO pg_read_all_stats;
 
@@ -267,9 +267,9 @@ CREATE FUNCTION cachectl.draw(
     width int4 DEFAULT 64)
 RETURNS text
 AS 'MODULE_PATHNAME', 'pg_cachectl_draw'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
 COMMENT ON FUNCTION cachectl.draw(regclass, int4) IS
-    'Draws the main fork as a strip of at most width characters: # in both layers, s shared buffers only, o OS cache only; granted to pg_read_all_stats, and needs SELECT on the table.';
+    'Draws the main fork as a strip of at most width characters: # in both layers, s shared buffers only, o OS cache only; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.draw(regclass, int4) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.draw(regclass, int4) TO pg_read_all_stats;
 
@@ -285,7 +285,7 @@ CREATE FUNCTION cachectl.cold(
     OUT os_pages_left int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE ROWS 4;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
 COMMENT ON FUNCTION cachectl.cold(regclass, boolean) IS
     'Evicts a relation set from shared buffers and drops it from the OS page cache, reporting buffers and OS pages left per fork; superuser until granted, and needs SELECT on the table.';
 REVOKE ALL ON FUNCTION cachectl.cold(regclass, boolean) FROM PUBLIC;
@@ -309,7 +309,7 @@ REVOKE ALL ON FUNCTION cachectl.cold_database() FROM PUBLIC;
 CREATE FUNCTION cachectl.prewarm(
     rel regclass,
     target text DEFAULT 'both',
-    fork text DEFAULT 'main',
+    fork text DEFAULT NULL,
     first_block int8 DEFAULT NULL,
     last_block int8 DEFAULT NULL,
     max_mb_per_sec float8 DEFAULT NULL,
@@ -404,7 +404,7 @@ RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.shared_residency(regclass, text, boolean) IS
-'Reports per relation fork how many blocks shared buffers hold, dirty and pinned, in buffers of block_size bytes and in bytes; granted to pg_read_all_stats, and needs SELECT on the table.';
+'Reports per relation fork how many blocks shared buffers hold, dirty and pinned, in buffers of block_size bytes and in bytes; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.shared_residency(regclass, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.shared_residency(regclass, text, boolean) TO pg_read_all_stats;
 
@@ -466,7 +466,7 @@ CREATE FUNCTION cachectl.evict_database(
     OUT buffers_failed int8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_evict_database'
-LANGUAGE C STRICT VOLATILE PARALLEL UNSAFE;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE;
 COMMENT ON FUNCTION cachectl.evict_database(name) IS
 'Evicts every unpinned shared buffer of any database of the cluster, writing dirty ones first and leaving those whose write fails, counted in buffers; superuser-only until granted, and its EXECUTE grant alone covers every table.';
 REVOKE ALL ON FUNCTION cachectl.evict_database(name) FROM PUBLIC;
@@ -676,18 +676,18 @@ DECLARE
     v_new_hot int8multirange[];
     v_lock_timeout text;
 BEGIN
+    -- errors about the call itself: no CONTEXT lines of this body
     IF v_label IS NULL THEN
-        RAISE EXCEPTION 'snapshot label must not be null'
-            USING ERRCODE = 'null_value_not_allowed';
+        PERFORM cachectl_internal.raise_for_user('22004', 'label of snapshot() must not be null',
+                                                 'Leave it out for its default.');
     END IF;
     IF snapshot.cascade IS NULL THEN
-        RAISE EXCEPTION 'cascade must not be null'
-            USING ERRCODE = 'null_value_not_allowed';
+        PERFORM cachectl_internal.raise_for_user('22004', 'cascade of snapshot() must not be null',
+                                                 'Leave it out for its default.');
     END IF;
     IF pg_is_in_recovery() THEN
-        RAISE EXCEPTION 'cannot take a cache snapshot during recovery'
-            USING ERRCODE = 'read_only_sql_transaction',
-                  HINT = 'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.';
+        PERFORM cachectl_internal.raise_for_user('25006', 'cannot take a cache snapshot during recovery',
+            'Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.');
     END IF;
     v_system_identifier := cachectl_internal.system_identifier();
 
@@ -740,7 +740,7 @@ BEGIN
                     || COALESCE(pg_relation_size(v_relation[v_index]::regclass, v_fork) / v_block_size, 0);
             END LOOP;
         EXCEPTION WHEN undefined_table THEN
-            RAISE NOTICE 'skipping relation "%": dropped meanwhile', v_relation_name[v_index];
+            RAISE NOTICE 'skipping relation "%": dropped while the call ran', v_relation_name[v_index];
         END;
     END LOOP;
 
@@ -898,6 +898,16 @@ GRANT EXECUTE ON FUNCTION cachectl_internal.restore_plan(text, text, float8, boo
 -- transaction block.  Its results are INOUT parameters because a
 -- procedure's OUT parameters cannot follow parameters with defaults; what is
 -- passed in them is ignored.
+-- An error about the caller's arguments, raised from PL/pgSQL without the
+-- CONTEXT lines PL/pgSQL adds (the body's internals mean nothing to the user).
+CREATE FUNCTION cachectl_internal.raise_for_user(sqlstate text, message text, hint text DEFAULT NULL)
+RETURNS void
+AS 'MODULE_PATHNAME', 'pg_cachectl_raise_for_user'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL SAFE;
+COMMENT ON FUNCTION cachectl_internal.raise_for_user(text, text, text) IS
+    'Internal to snapshot() and grant_to(): raises an ERROR with no CONTEXT lines.';
+GRANT EXECUTE ON FUNCTION cachectl_internal.raise_for_user(text, text, text) TO PUBLIC;
+
 -- A procedure that commits as it goes says at once that it cannot run in a
 -- transaction block (SQLSTATE 25001, with a hint), not at its first COMMIT.
 CREATE FUNCTION cachectl_internal.require_own_transaction(caller text)
@@ -988,7 +998,7 @@ BEGIN
                 END IF;
             END IF;
             IF v_progress AND clock_timestamp() - v_last_notice >= interval '1 second' THEN
-                RAISE NOTICE 'restoring cache snapshot "%": % of % relations', v_label, v_current, v_count;
+                RAISE NOTICE 'cachectl.restore: cache snapshot "%": % of % relations', v_label, v_current, v_count;
                 v_last_notice := clock_timestamp();
             END IF;
         END IF;
@@ -1000,7 +1010,7 @@ BEGIN
             shared_blocks_loaded := shared_blocks_loaded + COALESCE(v_loaded.shared_blocks_loaded, 0);
             os_blocks_loaded := os_blocks_loaded + COALESCE(v_loaded.os_blocks_loaded, 0);
         EXCEPTION WHEN undefined_table THEN
-            RAISE NOTICE 'skipping relation "%": dropped meanwhile', v_chunk.relation_name;
+            RAISE NOTICE 'skipping relation "%": dropped while the call ran', v_chunk.relation_name;
             v_gone := true;
             relations_warmed := relations_warmed - 1;
             IF v_chunk.remapped THEN
@@ -1072,9 +1082,9 @@ CREATE FUNCTION cachectl.top_relations(
     OUT bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_top_relations'
-LANGUAGE C STRICT VOLATILE PARALLEL RESTRICTED ROWS 30;
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 30;
 COMMENT ON FUNCTION cachectl.top_relations(int4) IS
-    'Reports for each layer (both, os, shared) the n relation forks of the current database holding the most bytes in it, in bytes; granted to pg_read_all_stats (so pg_monitor), and lists only tables the caller may SELECT.';
+    'Reports for each layer (both, os, shared) the n relation forks of the current database holding the most bytes in it, in bytes; granted to pg_read_all_stats (so pg_monitor), which sees every relation (others: the tables they may SELECT).';
 REVOKE ALL ON FUNCTION cachectl.top_relations(int4) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.top_relations(int4) TO pg_read_all_stats;
 
@@ -1206,8 +1216,7 @@ DECLARE
     v_found boolean := false;
 BEGIN
     IF role IS NULL OR role_set IS NULL THEN
-        RAISE EXCEPTION 'role and role_set must not be null'
-            USING ERRCODE = 'null_value_not_allowed';
+        PERFORM cachectl_internal.raise_for_user('22004', 'role and role_set must not be null');
     END IF;
     FOR v_object IN SELECT * FROM cachectl_internal.role_set_objects(role_set) LOOP
         v_found := true;
@@ -1219,9 +1228,8 @@ BEGIN
         END;
     END LOOP;
     IF NOT v_found THEN
-        RAISE EXCEPTION 'unknown role set "%"', role_set
-            USING ERRCODE = 'invalid_parameter_value',
-                  HINT = 'The sets are reader, operator, cluster_operator, snapshots and autowarm.';
+        PERFORM cachectl_internal.raise_for_user('22023', format('unknown role set "%s"', role_set),
+            'The sets are reader, operator, cluster_operator, snapshots and autowarm.');
     END IF;
 END
 $role_set_statements$;

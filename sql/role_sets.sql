@@ -118,7 +118,7 @@ GRANT EXECUTE ON FUNCTION cachectl.evict(regclass, text, boolean),
 SET ROLE regress_rs_monitor;
 SELECT * FROM cachectl.evict('rs_secret');
 SELECT * FROM cachectl.os_drop('rs_secret');
-SELECT * FROM cachectl.prewarm('rs_secret');
+SELECT * FROM cachectl.prewarm('rs_secret', fork => 'main');
 -- and a snapshot records only what it may SELECT, not what it may report
 SELECT relations FROM cachectl.snapshot('rs_monitor', ARRAY['rs_secret'::regclass]);
 RESET ROLE;

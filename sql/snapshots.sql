@@ -36,15 +36,15 @@ SELECT :snap_blocks > 120 AS big_enough;
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
-SELECT bit_count(cachectl.os_map('snap_t')) AS os_blocks;
+SELECT bit_count(cachectl.os_map('snap_t', fork => 'main')) AS os_blocks;
 -- ... then blocks 30-39 read into shared buffers (a TID scan reads just
 -- those), blocks 0-9 and 100-104 into the OS cache only
 SELECT count(*) FROM snap_t WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(30, 39) b));
-SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 0, last_block => 9);
-SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 100, last_block => 104);
+SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 0, last_block => 9, fork => 'main');
+SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 100, last_block => 104, fork => 'main');
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_now
 FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
-SELECT cachectl.os_map('snap_t') AS os_map_before \gset
+SELECT cachectl.os_map('snap_t', fork => 'main') AS os_map_before \gset
 
 -- ---- snapshot ----
 SELECT relations, rows_recorded, shared_blocks FROM cachectl.snapshot('regress', ARRAY['snap_t'::regclass]);
@@ -74,7 +74,7 @@ SELECT (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer =
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
-SELECT bit_count(cachectl.os_map('snap_t')) AS os_blocks;
+SELECT bit_count(cachectl.os_map('snap_t', fork => 'main')) AS os_blocks;
 CALL cachectl.restore('regress') \gset restored_
 SELECT :restored_relations_warmed AS warmed, :restored_relations_skipped AS skipped,
        :restored_relations_remapped AS remapped, :restored_shared_blocks_loaded AS shared_loaded,
@@ -83,7 +83,7 @@ SELECT :restored_relations_warmed AS warmed, :restored_relations_skipped AS skip
        :restored_seconds >= 0 AS timed, :'restored_matched_by' AS matched_by;
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
 FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
-SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
+SELECT cachectl.os_map('snap_t', fork => 'main') = :'os_map_before'::varbit AS os_map_reproduced;
 -- one layer only
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
@@ -96,15 +96,15 @@ SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t
 CALL cachectl.restore('regress', target => 'os', max_mb_per_sec => 1000) \gset restored_
 SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded > 0 AS os_loaded;
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
-SELECT cachectl.os_map('snap_t') = :'os_map_before'::varbit AS os_map_reproduced;
+SELECT cachectl.os_map('snap_t', fork => 'main') = :'os_map_before'::varbit AS os_map_reproduced;
 
 -- ---- blocks in shared buffers only come back without an OS copy ----
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
 SELECT shared_blocks_loaded FROM cachectl.prewarm('snap_t', 'shared', first_block => 60, last_block => 69,
-                                                  drop_os_copy => true);
-SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 80, last_block => 84);
+                                                  drop_os_copy => true, fork => 'main');
+SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 80, last_block => 84, fork => 'main');
 SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('snap_t') WHERE fork = 'main';
-SELECT cachectl.os_map('snap_t') AS os_map_exact \gset
+SELECT cachectl.os_map('snap_t', fork => 'main') AS os_map_exact \gset
 SELECT relations FROM cachectl.snapshot('exact', ARRAY['snap_t'::regclass]);
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
 CALL cachectl.restore('exact') \gset exact_
@@ -112,7 +112,7 @@ SELECT :exact_shared_blocks_loaded AS shared_loaded, :exact_os_blocks_loaded AS 
 SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('snap_t') WHERE fork = 'main';
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
 FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
-SELECT cachectl.os_map('snap_t') = :'os_map_exact'::varbit AS os_map_reproduced;
+SELECT cachectl.os_map('snap_t', fork => 'main') = :'os_map_exact'::varbit AS os_map_reproduced;
 
 -- ---- many runs load in one call per 32 MB chunk, not one per run ----
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
@@ -179,13 +179,13 @@ FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork =
 CREATE TABLE mix_tst AS SELECT g AS id FROM generate_series(1, 2000) g;
 CREATE TABLE mix_secret AS SELECT g AS id FROM generate_series(1, 5000) g;
 CREATE TABLE mix_local AS SELECT g AS id FROM generate_series(1, 100) g;
-SELECT count(*) >= 0 AS warmed FROM cachectl.prewarm('mix_tst', 'shared');
+SELECT count(*) >= 0 AS warmed FROM cachectl.prewarm('mix_tst', 'shared', fork => 'main');
 SELECT relations FROM cachectl.snapshot('mix', ARRAY['mix_tst'::regclass]);
 UPDATE cachectl.snapshot
    SET system_identifier = '99999999999999999999', relation = 'mix_secret'::regclass,
        owner_table = 'mix_secret'::regclass, relfilenode = 1
  WHERE label = 'mix';
-SELECT count(*) >= 0 AS warmed FROM cachectl.prewarm('mix_local', 'shared');
+SELECT count(*) >= 0 AS warmed FROM cachectl.prewarm('mix_local', 'shared', fork => 'main');
 SELECT relations FROM cachectl.snapshot('mix', ARRAY['mix_local'::regclass]);
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict_relations(ARRAY['mix_tst', 'mix_secret', 'mix_local']::regclass[]);
 CALL cachectl.restore('mix', 'shared') \gset mix_

@@ -21,6 +21,12 @@ SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_v'::regclass]);
 SELECT * FROM cachectl.snapshot('bad', ARRAY[0::regclass]);
 CREATE TEMPORARY TABLE snap_temp (id int);
 SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_temp'::regclass]);
+-- the messages a user reads: one, with no CONTEXT lines of the internals
+\set VERBOSITY default
+SELECT * FROM cachectl.snapshot('bad', ARRAY['snap_v'::regclass]);
+SELECT * FROM cachectl.snapshot(NULL);
+CALL cachectl.restore('no such label');
+\set VERBOSITY sqlstate
 -- a procedure that commits cannot run inside a transaction block: it says so
 -- at once (25001), with a hint, not at its first COMMIT
 BEGIN;

@@ -3,6 +3,8 @@
  */
 #include "postgres.h"
 
+#include <math.h>
+
 #include "utils/timestamp.h"
 
 #include "action_progress.h"
@@ -16,6 +18,7 @@ action_progress_begin(ActionProgress *progress, const char *action)
 	progress->last_notice = progress->started;
 	progress->bytes = 0;
 	progress->forks = 0;
+	progress->noticed = false;
 }
 
 bool
@@ -29,13 +32,20 @@ action_progress_due(ActionProgress *progress)
 	if (!TimestampDifferenceExceeds(progress->last_notice, now, 1000))
 		return false;
 	progress->last_notice = now;
+	progress->noticed = true;
 	return true;
+}
+
+double
+seconds_between(TimestampTz from, TimestampTz to)
+{
+	return rint((double) (to - from) / 1000.0) / 1000.0;
 }
 
 double
 action_progress_seconds(const ActionProgress *progress)
 {
-	return (double) (GetCurrentTimestamp() - progress->started) / USECS_PER_SEC;
+	return seconds_between(progress->started, GetCurrentTimestamp());
 }
 
 void

@@ -16,6 +16,7 @@ typedef struct ActionProgress
 	TimestampTz last_notice;
 	int64		bytes;			/* the bytes the action has worked on so far */
 	int64		forks;			/* the relation forks it finished */
+	bool		noticed;		/* a progress NOTICE was given */
 } ActionProgress;
 
 extern void action_progress_begin(ActionProgress *progress, const char *action);
@@ -23,8 +24,15 @@ extern void action_progress_begin(ActionProgress *progress, const char *action);
 /* True at most once a second, and only when cachectl.progress is on. */
 extern bool action_progress_due(ActionProgress *progress);
 
-/* Seconds since the action began. */
+/* Seconds since the action began, rounded as every seconds column is. */
 extern double action_progress_seconds(const ActionProgress *progress);
+
+/*
+ * Seconds from one time to another, rounded to the millisecond: every
+ * seconds column and figure of the extension (restore()'s PL/pgSQL rounds
+ * alike) reads the same.
+ */
+extern double seconds_between(TimestampTz from, TimestampTz to);
 
 /* One LOG line (action, forks, MB, MB/s, seconds) if cachectl.log_actions. */
 extern void action_progress_end(ActionProgress *progress);

@@ -57,6 +57,7 @@
 
 #include <signal.h>
 
+#include "action_progress.h"
 #include "autowarm_settings.h"
 #include "autowarm_start_marker.h"
 #include "autowarm_worker.h"
@@ -235,7 +236,7 @@ record_snapshot_now(AutowarmDatabase *slot, const char *why)
 					slot->snapshot_at = started;
 					slot->snapshot_rows_written = rows_written;
 					slot->snapshot_wal_bytes = wal_bytes;
-					slot->snapshot_seconds = (double) (finished - started) / USECS_PER_SEC;
+					slot->snapshot_seconds = seconds_between(started, finished);
 					slot->snapshots_taken++);
 	/* a newer snapshot: the next server start loads it, whatever the last start loads did */
 	autowarm_start_marker_snapshot_recorded(MyDatabaseId);

@@ -35,6 +35,7 @@
 
 #include <math.h>
 
+#include "action_progress.h"
 #include "autowarm_settings.h"
 #include "autowarm_start_marker.h"
 #include "autowarm_worker.h"
@@ -546,7 +547,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 	}
 
 	finished = GetCurrentTimestamp();
-	seconds = (double) (finished - started) / USECS_PER_SEC;
+	seconds = seconds_between(started, finished);
 	/*
 	 * A load stopped midway (shutdown, autowarm off) has not loaded this
 	 * snapshot: its fingerprint is not kept, so a following standby loads it

@@ -149,7 +149,7 @@ count_shared_block(SharedLoad *load)
 		wait_for_rate(load->rate, load->loaded * BLCKSZ, load->started);
 	if (action_progress_due(load->progress))
 		ereport(NOTICE,
-				(errmsg("prewarm: relation \"%s\" fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
+				(errmsg("cachectl.prewarm: relation \"%s\" fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
 						RelationGetRelationName(load->rel), forkNames[load->fork],
 						load->loaded, load->blocks_requested)));
 }

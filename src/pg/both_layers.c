@@ -24,6 +24,7 @@
 #include "call_arguments.h"
 #include "fork_files.h"
 #include "fork_residency.h"
+#include "null_arguments.h"
 #include "relation_set.h"
 
 #include "pg_cachectl/block_maps.h"
@@ -45,6 +46,8 @@ PG_FUNCTION_INFO_V1(pg_cachectl_draw);
  * Block-exact: the block numbers found in shared buffers are looked up in
  * the fork's OS map.  os_dirty_pages is NULL where mincore measures.
  */
+static const ArgumentNullRule status_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_status(PG_FUNCTION_ARGS)
 {
@@ -55,6 +58,8 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 	RelationSet *set;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (null_arguments_ask_nothing(fcinfo, "status", status_null_rules, 2))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl status",
@@ -127,11 +132,13 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
  * blocks drawn as most of them are: '#' in both layers, 's' shared buffers
  * only, 'o' OS cache only, ' ' neither.
  */
+static const ArgumentNullRule draw_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"width", NULL_REFUSED}};
+
 Datum
 pg_cachectl_draw(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	int32		width = PG_GETARG_INT32(1);
+	Oid			relid;
+	int32		width;
 	MemoryContext work_context;
 	MemoryContext caller_context;
 	RelationSet *set;
@@ -146,6 +153,10 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 	cachectl_error error = {0};
 	text	   *result;
 
+	if (null_arguments_ask_nothing(fcinfo, "draw", draw_null_rules, 2))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	width = PG_GETARG_INT32(1);
 	room = drawing_room(width);
 	set = lock_one_relation(relid, "draw", RELATION_SET_REPORT);
 

@@ -24,6 +24,7 @@
 #include "database_cache.h"
 #include "database_relations.h"
 #include "internal_entry.h"
+#include "null_arguments.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_database_status);
 PG_FUNCTION_INFO_V1(pg_cachectl_snapshot_database_status);
@@ -296,16 +297,20 @@ by_layer_bytes(const void *a, const void *b, void *argument)
  * relations the user may SELECT (on the table, for an index or TOAST
  * relation), others left out silently, as database_status does.
  */
+static const ArgumentNullRule top_relations_null_rules[] = {{"n", NULL_REFUSED}};
+
 Datum
 pg_cachectl_top_relations(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	int32		n = PG_GETARG_INT32(0);
+	int32		n;
 	DatabaseRelation *relations;
 	int			relation_count;
 	CachedForks kept;
 	Datum		database;
 
+	(void) null_arguments_ask_nothing(fcinfo, "top_relations", top_relations_null_rules, 1);
+	n = PG_GETARG_INT32(0);
 	if (n < 1 || n > TOP_LIMIT)
 		ereport(ERROR,
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -22,6 +22,23 @@ fork_argument(FunctionCallInfo fcinfo, int argno)
 	return forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(argno)));
 }
 
+bool
+fork_wanted(int only_fork, int fork)
+{
+	return only_fork == InvalidForkNumber || only_fork == fork;
+}
+
+void
+require_one_fork_for_range(int only_fork, const char *function)
+{
+	if (only_fork != InvalidForkNumber)
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+			 errmsg("a block range of %s() is of one fork: fork must not be null", function),
+			 errhint("Name the fork, e.g. fork => 'main' for the relation's data.")));
+}
+
 double
 rate_bytes_per_second(double max_mb_per_sec)
 {
@@ -136,6 +153,7 @@ relation_list_argument(ArrayType *array, int *count)
 	Datum	   *elements;
 	bool	   *element_nulls;
 	Oid		   *relids;
+	int			kept;
 
 	if (ARR_NDIM(array) > 1)
 		ereport(ERROR,
@@ -144,36 +162,17 @@ relation_list_argument(ArrayType *array, int *count)
 	deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
 					  &elements, &element_nulls, count);
 	relids = palloc(sizeof(Oid) * Max(*count, 1));
+	kept = 0;
 	for (int i = 0; i < *count; i++)
 	{
-		/* a NULL is most likely a to_regclass() of a misspelled name */
-		if (element_nulls[i])
-			ereport(ERROR,
-					(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
-					 errmsg("the relation list must not contain NULL"),
-					 errhint("to_regclass() returns NULL for a relation that does not exist.")));
-		relids[i] = DatumGetObjectId(elements[i]);
-	}
-	pfree(elements);
-	pfree(element_nulls);
-	return relids;
-}
-
-Oid *
-relation_elements_argument(ArrayType *array, int *count)
-{
-	Datum	   *elements;
-	bool	   *element_nulls;
-	int			element_count;
-	Oid		   *relids;
-
-	deconstruct_array(array, REGCLASSOID, sizeof(Oid), true, TYPALIGN_INT,
-					  &elements, &element_nulls, &element_count);
-	relids = palloc(sizeof(Oid) * Max(element_count, 1));
-	*count = 0;
-	for (int i = 0; i < element_count; i++)
+		/*
+		 * the NULL rule, per element: a NULL names nothing (a cron job's
+		 * to_regclass() of a table not created yet), as evict(NULL) does
+		 */
 		if (!element_nulls[i])
-			relids[(*count)++] = DatumGetObjectId(elements[i]);
+			relids[kept++] = DatumGetObjectId(elements[i]);
+	}
+	*count = kept;
 	pfree(elements);
 	pfree(element_nulls);
 	return relids;

@@ -17,6 +17,12 @@
 /* A fork name; NULL is InvalidForkNumber (every fork).  Unknown names: 22023. */
 extern int	fork_argument(FunctionCallInfo fcinfo, int argno);
 
+/* The forks a call works on: the one named, or all. */
+extern bool fork_wanted(int only_fork, int fork);
+
+/* A block range is of one fork: 22004 if the fork is every fork (NULL). */
+extern void require_one_fork_for_range(int only_fork, const char *function);
+
 /*
  * max_mb_per_sec in bytes per second, the unit of every throttle.  Zero,
  * negative, NaN, infinity and rates whose byte count overflows: 22023.  The
@@ -54,14 +60,10 @@ extern cachectl_block_range block_range_in_fork(const BlockRangeArgument *range,
  */
 extern size_t drawing_room(int32 width);
 
-/* The elements of a regclass[] (one dimension, no NULL: 2202E, 22004). */
-extern Oid *relation_list_argument(ArrayType *array, int *count);
-
 /*
- * The elements of a regclass[] of any shape, NULLs left out: how snapshot()
- * has always read its list (a NULL there names nothing, as in a cron job's
- * to_regclass() of a table not created yet).
+ * The elements of a regclass[]: one dimension (2202E otherwise); NULL
+ * elements name nothing and are left out (the NULL rule, null_arguments.h).
  */
-extern Oid *relation_elements_argument(ArrayType *array, int *count);
+extern Oid *relation_list_argument(ArrayType *array, int *count);
 
 #endif							/* PG_CACHECTL_CALL_ARGUMENTS_H */

@@ -26,6 +26,7 @@
 #include "fork_files.h"
 #include "fork_residency.h"
 #include "relation_set.h"
+#include "null_arguments.h"
 #include "version_compat.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_cold);
@@ -45,6 +46,8 @@ PG_FUNCTION_INFO_V1(pg_cachectl_cold_database);
  * the fork afterwards (pinned, or read again meanwhile), os_pages_left its OS
  * pages still cached: both 0 on an idle relation.
  */
+static const ArgumentNullRule cold_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_cold(PG_FUNCTION_ARGS)
 {
@@ -57,6 +60,8 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 	ActionProgress progress;
 
 	InitMaterializedSRF(fcinfo, 0);
+	if (null_arguments_ask_nothing(fcinfo, "cold", cold_null_rules, 2))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl cold",

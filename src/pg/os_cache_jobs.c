@@ -105,7 +105,7 @@ report_drop_progress(void *drop, void *arg)
 
 	if (action_progress_due(told->progress))
 		ereport(NOTICE,
-				(errmsg("os_drop: relation \"%s\" fork %s: %.0f MB written back so far",
+				(errmsg("cachectl.os_drop: relation \"%s\" fork %s: %.0f MB written back so far",
 						told->relation_name, told->fork_name,
 						(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
 }
@@ -198,12 +198,12 @@ report_prefetch_progress(void *job, void *arg)
 		requested_mb = (double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0);
 		if (result->bytes_advised < result->pages_requested * cachectl_os_page_size())
 			ereport(NOTICE,
-					(errmsg("%s: relation \"%s\" fork %s: %.0f of %.0f MB asked for",
+					(errmsg("cachectl.%s: relation \"%s\" fork %s: %.0f of %.0f MB asked for",
 							told->progress->action, told->relation_name, told->fork_name,
 							(double) result->bytes_advised / (1024.0 * 1024.0), requested_mb)));
 		else
 			ereport(NOTICE,
-					(errmsg("%s: relation \"%s\" fork %s: %.0f of %.0f MB read",
+					(errmsg("cachectl.%s: relation \"%s\" fork %s: %.0f of %.0f MB read",
 							told->progress->action, told->relation_name, told->fork_name,
 							(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
 							requested_mb)));
@@ -219,6 +219,14 @@ os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char
 	run_core_job(step_prefetch, job, report_prefetch_progress, &told);
 	cachectl_os_prefetch_result_of(job, result);
 	progress->bytes += result->bytes_advised;
+	/* a call that told its progress tells its end: what was read, not the last look */
+	if (progress->noticed)
+		ereport(NOTICE,
+				(errmsg("cachectl.%s: relation \"%s\" fork %s: %.0f of %.0f MB read, done in %.3f s",
+						progress->action, relation_name, fork_name,
+						(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
+						(double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0),
+						action_progress_seconds(progress))));
 	if (result->stalled)
 		ereport(WARNING,
 				(errmsg("%lld pages of relation \"%s\" fork %s were still not read when %s stopped waiting",

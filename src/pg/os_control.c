@@ -31,6 +31,7 @@
 #include "fork_files.h"
 #include "fork_residency.h"
 #include "relation_set.h"
+#include "null_arguments.h"
 #include "version_compat.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_os_drop);
@@ -40,13 +41,6 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_restore);
 #define OS_DROP_COLUMNS 8
 #define OS_PREFETCH_COLUMNS 7
 #define OS_RESTORE_COLUMNS 7
-
-/* The forks a call works on: the one named, or all. */
-static bool
-fork_wanted(int only_fork, int fork)
-{
-	return only_fork == InvalidForkNumber || only_fork == fork;
-}
 
 /*
  * cachectl.os_drop(rel regclass, fork text DEFAULT NULL,
@@ -60,6 +54,8 @@ fork_wanted(int only_fork, int fork)
  * OS page cache; measures before and after.  The dirty counts are NULL where
  * mincore measures (only cachestat knows them).
  */
+static const ArgumentNullRule os_drop_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_os_drop(PG_FUNCTION_ARGS)
 {
@@ -76,8 +72,8 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
 	int64		page_size = os_page_size();
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
-		PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "os_drop", os_drop_null_rules, 3))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 	only_fork = fork_argument(fcinfo, 1);
 	cascade = PG_GETARG_BOOL(2);
@@ -161,6 +157,8 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
  * read for seconds (then it warns).  A block range needs one relation with
  * storage, and must lie within the fork.
  */
+static const ArgumentNullRule os_prefetch_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}, {"first_block", NULL_IS_DEFAULT}, {"last_block", NULL_IS_DEFAULT}, {"max_mb_per_sec", NULL_IS_DEFAULT}, {"wait", NULL_REFUSED}};
+
 Datum
 pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 {
@@ -178,8 +176,8 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 	int64		page_size = os_page_size();
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(5))
-		PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "os_prefetch", os_prefetch_null_rules, 6))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 	only_fork = fork_argument(fcinfo, 1);
 	range_argument = block_range_argument(fcinfo, 2, 3);
@@ -187,7 +185,10 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 	wait = PG_GETARG_BOOL(5);
 
 	if (range_argument.given)
+	{
+		require_one_fork_for_range(only_fork, "os_prefetch");
 		require_unpartitioned(relid, "a block range");
+	}
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl os_prefetch",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -238,7 +239,7 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 			values[3] = Int64GetDatum(result.pages_resident);
 			values[4] = Int64GetDatum(result.pages_resident * page_size);
 			values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
-			values[6] = Float8GetDatum((double) (GetCurrentTimestamp() - started) / USECS_PER_SEC);
+			values[6] = Float8GetDatum(seconds_between(started, GetCurrentTimestamp()));
 			MemoryContextSwitchTo(work_context);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			MemoryContextDelete(fork_context);	/* frees the job, closes its file */
@@ -267,6 +268,8 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
  * the map exactly (large folios make block-fine drops impossible).  Bits
  * past the fork's end (it shrank) are counted in blocks_past_end.
  */
+static const ArgumentNullRule os_restore_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"map", NULL_IS_NOTHING}, {"fork", NULL_REFUSED_ONE_FORK}, {"drop_others", NULL_REFUSED}, {"max_mb_per_sec", NULL_IS_DEFAULT}, {"wait", NULL_REFUSED}};
+
 Datum
 pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 {
@@ -289,9 +292,8 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	bool		nulls[OS_RESTORE_COLUMNS] = {0};
 	HeapTuple	tuple;
 
-	for (int argno = 0; argno < 6; argno++)
-		if (argno != 4 && PG_ARGISNULL(argno))
-			PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "os_restore", os_restore_null_rules, 6))
+		PG_RETURN_NULL();
 	relid = PG_GETARG_OID(0);
 	map = PG_GETARG_VARBIT_P(1);
 	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(2)));

@@ -18,6 +18,7 @@
 #include "fork_files.h"
 #include "fork_residency.h"
 #include "relation_set.h"
+#include "null_arguments.h"
 #include "version_compat.h"
 
 #include "pg_cachectl/block_maps.h"
@@ -31,17 +32,23 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_draw);
  * One bit per block of the fork, set when all of the block's OS pages are
  * in the page cache.  A fork that does not exist gives an empty map.
  */
+static const ArgumentNullRule os_map_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_REFUSED_ONE_FORK}};
+
 Datum
 pg_cachectl_os_map(PG_FUNCTION_ARGS)
 {
-	Oid			relid = PG_GETARG_OID(0);
-	int			fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
+	Oid			relid;
+	int			fork;
 	char	   *path;
 	int64		blocks;
 	VarBit	   *result;
 	MemoryContext work_context;
 	MemoryContext caller_context;
 
+	if (null_arguments_ask_nothing(fcinfo, "os_map", os_map_null_rules, 2))
+		PG_RETURN_NULL();
+	relid = PG_GETARG_OID(0);
+	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	lock_one_relation(relid, "os_map", RELATION_SET_REPORT);
 
 	path = relation_fork_path(relid, fork);
@@ -76,15 +83,21 @@ pg_cachectl_os_map(PG_FUNCTION_ARGS)
  * The map as a strip of at most `width` characters (each a run of blocks:
  * ' ' none set, '.' under half, ':' half or more, '#' all) and a legend.
  */
+static const ArgumentNullRule os_draw_null_rules[] = {{"map", NULL_IS_NOTHING}, {"width", NULL_REFUSED}};
+
 Datum
 pg_cachectl_os_draw(PG_FUNCTION_ARGS)
 {
-	VarBit	   *map = PG_GETARG_VARBIT_P(0);
-	int32		width = PG_GETARG_INT32(1);
+	VarBit	   *map;
+	int32		width;
 	cachectl_error error = {0};
 	size_t		room;
 	char	   *drawing;
 
+	if (null_arguments_ask_nothing(fcinfo, "os_draw", os_draw_null_rules, 2))
+		PG_RETURN_NULL();
+	map = PG_GETARG_VARBIT_P(0);
+	width = PG_GETARG_INT32(1);
 	room = drawing_room(width);
 	drawing = palloc(room);
 	if (cachectl_draw_block_map(VARBITS(map), VARBITLEN(map), width, drawing, room, &error) != CACHECTL_OK)

@@ -17,6 +17,7 @@
 #include "cachectl.h"
 #include "fork_files.h"
 #include "fork_residency.h"
+#include "null_arguments.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_os_engine);
@@ -126,14 +127,16 @@ put_total_row(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_report 
  * The last four counts are NULL where mincore measured: only cachestat
  * knows them.
  */
+static const ArgumentNullRule os_residency_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}};
+
 Datum
 pg_cachectl_os_residency(PG_FUNCTION_ARGS)
 {
 	int			only_fork = InvalidForkNumber;
 
 	InitMaterializedSRF(fcinfo, 0);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "os_residency", os_residency_null_rules, 2))
+		return (Datum) 0;
 	if (!PG_ARGISNULL(1))
 		only_fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(1)));
 	report_relation_set(fcinfo, false, only_fork, put_segment_rows);
@@ -148,10 +151,14 @@ pg_cachectl_os_residency(PG_FUNCTION_ARGS)
  *
  * One row per relation of the set, summed over its forks and segments.
  */
+static const ArgumentNullRule os_residency_total_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_os_residency_total(PG_FUNCTION_ARGS)
 {
 	InitMaterializedSRF(fcinfo, 0);
+	if (null_arguments_ask_nothing(fcinfo, "os_residency_total", os_residency_total_null_rules, 2))
+		return (Datum) 0;
 	report_relation_set(fcinfo, PG_GETARG_BOOL(1),
 						InvalidForkNumber, put_total_row);
 	return (Datum) 0;

@@ -25,6 +25,7 @@
 #include "cachectl.h"
 #include "call_arguments.h"
 #include "internal_entry.h"
+#include "null_arguments.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_prewarm);
@@ -67,12 +68,17 @@ put_prewarm_row(ReturnSetInfo *rsinfo, Oid relid, ForkNumber fork, const Prewarm
 	values[2] = Int64GetDatum(result->blocks_requested);
 	values[3] = Int64GetDatum(result->shared_loaded);
 	values[4] = Int64GetDatum(result->os_loaded);
-	values[5] = Float8GetDatum((double) (GetCurrentTimestamp() - started) / USECS_PER_SEC);
+	values[5] = Float8GetDatum(seconds_between(started, GetCurrentTimestamp()));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
 
+static const ArgumentNullRule prewarm_null_rules[] = {
+	{"rel", NULL_IS_NOTHING}, {"target", NULL_REFUSED}, {"fork", NULL_IS_DEFAULT},
+	{"first_block", NULL_IS_DEFAULT}, {"last_block", NULL_IS_DEFAULT},
+	{"max_mb_per_sec", NULL_IS_DEFAULT}, {"drop_os_copy", NULL_REFUSED}};
+
 /*
- * cachectl.prewarm(rel regclass, target text DEFAULT 'both', fork text DEFAULT 'main',
+ * cachectl.prewarm(rel regclass, target text DEFAULT 'both', fork text DEFAULT NULL,
  *                  first_block int8 DEFAULT NULL, last_block int8 DEFAULT NULL,
  *                  max_mb_per_sec float8 DEFAULT NULL, drop_os_copy boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, blocks_requested int8,
@@ -84,7 +90,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	Oid			relid;
 	PrewarmTarget target;
-	ForkNumber	fork;
+	int			only_fork;
 	BlockRangeArgument range_argument;
 	double		rate;
 	bool		drop_os_copy;
@@ -95,17 +101,19 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	ActionProgress progress;
 
 	InitMaterializedSRF(fcinfo, 0);
-	for (int argno = 0; argno < 7; argno++)
-		if (argno != 3 && argno != 4 && argno != 5 && PG_ARGISNULL(argno))
-			PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "prewarm", prewarm_null_rules, 7))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 	target = target_argument(fcinfo, 1);
-	fork = forkname_to_number(text_to_cstring(PG_GETARG_TEXT_PP(2)));
+	only_fork = fork_argument(fcinfo, 2);
 	range_argument = block_range_argument(fcinfo, 3, 4);
 	rate = rate_argument(fcinfo, 5);
 	drop_os_copy = PG_GETARG_BOOL(6);
 	if (range_argument.given)
+	{
+		require_one_fork_for_range(only_fork, "prewarm");
 		require_unpartitioned(relid, "a block range");
+	}
 
 	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl prewarm",
 										 ALLOCSET_DEFAULT_SIZES);
@@ -114,26 +122,34 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	set = relation_set_build(&relid, 1, false, RELATION_SET_ACTION);
 	while (relation_set_next_member(set, &member_relid))
 	{
-		Relation	rel;
-		int64		blocks;
-		cachectl_block_range range;
-		PrewarmResult result;
-		TimestampTz started = GetCurrentTimestamp();
-		MemoryContext fork_context;
+		Relation	rel = relation_open(member_relid, NoLock);	/* locked by the set */
 
-		rel = relation_open(member_relid, NoLock);	/* locked by the set */
-		blocks = smgr_fork_blocks(rel, fork);
-		range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);
+		for (ForkNumber fork = 0; fork <= MAX_FORKNUM; fork++)
+		{
+			int64		blocks;
+			cachectl_block_range range;
+			PrewarmResult result;
+			TimestampTz started = GetCurrentTimestamp();
+			MemoryContext fork_context;
 
-		fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
-											 ALLOCSET_DEFAULT_SIZES);
-		MemoryContextSwitchTo(fork_context);
-		prewarm_fork(rel, fork, &range, clip_ranges(&range, 1, blocks), target, rate, drop_os_copy,
-					 &progress, &result);
-		progress.forks++;
-		MemoryContextSwitchTo(work_context);
-		put_prewarm_row(rsinfo, member_relid, fork, &result, started);
-		MemoryContextDelete(fork_context);	/* frees the OS job, closes its file */
+			if (!fork_wanted(only_fork, fork))
+				continue;
+			/* no such fork: no row, as os_prefetch (a range in it is refused below) */
+			if (!range_argument.given && !smgrexists(RelationGetSmgr(rel), fork))
+				continue;
+			blocks = smgr_fork_blocks(rel, fork);
+			range = block_range_in_fork(&range_argument, blocks, RelationGetRelationName(rel), forkNames[fork]);
+
+			fork_context = AllocSetContextCreate(work_context, "pg_cachectl prewarm fork",
+												 ALLOCSET_DEFAULT_SIZES);
+			MemoryContextSwitchTo(fork_context);
+			prewarm_fork(rel, fork, &range, clip_ranges(&range, 1, blocks), target, rate, drop_os_copy,
+						 &progress, &result);
+			progress.forks++;
+			MemoryContextSwitchTo(work_context);
+			put_prewarm_row(rsinfo, member_relid, fork, &result, started);
+			MemoryContextDelete(fork_context);	/* frees the OS job, closes its file */
+		}
 		relation_close(rel, NoLock);
 	}
 	action_progress_end(&progress);

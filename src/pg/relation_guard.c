@@ -15,6 +15,7 @@
 
 #include "call_arguments.h"
 #include "database_relations.h"
+#include "internal_entry.h"
 #include "relation_set.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_snapshot_relations);
@@ -54,10 +55,14 @@ pg_cachectl_snapshot_relations(PG_FUNCTION_ARGS)
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	ToastOwners *owners;
 	RelationGuard guard;
+	ErrorContextCallback *caller_stack = internal_errors_to_user();
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (PG_ARGISNULL(1))
+	{
+		error_context_stack = caller_stack;
 		PG_RETURN_NULL();
+	}
 	if (PG_ARGISNULL(0))
 	{
 		int			relation_count;
@@ -71,7 +76,7 @@ pg_cachectl_snapshot_relations(PG_FUNCTION_ARGS)
 	else
 	{
 		int			named_count;
-		Oid		   *named = relation_elements_argument(PG_GETARG_ARRAYTYPE_P(0), &named_count);
+		Oid		   *named = relation_list_argument(PG_GETARG_ARRAYTYPE_P(0), &named_count);
 		RelationSet *set = relation_set_build(named, named_count, PG_GETARG_BOOL(1),
 											  RELATION_SET_SNAPSHOT);
 		Oid			relid;
@@ -81,6 +86,7 @@ pg_cachectl_snapshot_relations(PG_FUNCTION_ARGS)
 			if (relation_guard_describe(relid, owners, &guard))
 				put_snapshot_relation(rsinfo, &guard);
 	}
+	error_context_stack = caller_stack;
 	return (Datum) 0;
 }
 

@@ -451,8 +451,7 @@ static void
 notice_member_gone(Oid relid)
 {
 	ereport(NOTICE,
-			(errmsg("skipping relation with OID %u", relid),
-			 errdetail("It was dropped while the call was running.")));
+			(errmsg("skipping relation with OID %u: dropped while the call ran", relid)));
 }
 
 /*
@@ -628,7 +627,7 @@ relation_set_lock_next_batch(RelationSet *set)
 	/* a set the lock table cannot hold at once: say where the work stands */
 	if (set->locked_to > 0 || end < set->count)
 		ereport(NOTICE,
-				(errmsg("working on relations %d to %d of %d",
+				(errmsg("cachectl: working on relations %d to %d of %d",
 						set->locked_to + 1, end, set->count),
 				 errdetail("The lock table holds %d relations of this set at a time.",
 						   batch_size)));

@@ -415,8 +415,10 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 	bool		recovery = RecoveryInProgress();
 	bool		exists;
 	bool		isnull;
+	ErrorContextCallback *caller_stack;
 
 	require_entry_point_privilege(INTERNAL_FOR_RESTORE, "cachectl_internal.restore_plan()");
+	caller_stack = internal_errors_to_user();
 	if (PG_ARGISNULL(0) || PG_ARGISNULL(1) || PG_ARGISNULL(3))
 		ereport(ERROR,
 				errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
@@ -489,7 +491,7 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 												 ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(relation_context);
 		if (!OidIsValid(now_relid))
-			skip_reason = "dropped since the snapshot";
+			skip_reason = "dropped since the snapshot was taken";
 		else if (recovery && (isnull || DatumGetChar(persistence) != RELPERSISTENCE_PERMANENT))
 			skip_reason = "unlogged relations cannot be read during recovery";
 		plan = NULL;
@@ -507,5 +509,6 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 	SPI_finish();
 	MemoryContextSwitchTo(caller_context);
 	MemoryContextDelete(work_context);
+	error_context_stack = caller_stack;
 	return (Datum) 0;
 }

@@ -35,6 +35,7 @@
 #include "call_arguments.h"
 #include "cachectl.h"
 #include "relation_set.h"
+#include "null_arguments.h"
 #include "version_compat.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_shared_residency);
@@ -143,15 +144,16 @@ cascade_argument(FunctionCallInfo fcinfo, int argno)
  *                  dirty_bytes int8, pinned_buffers int8,
  *                  usage_count_avg float8)
  */
+static const ArgumentNullRule shared_residency_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
 {
 	Oid			relid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	/* NULL in, no row out: only fork's NULL means something (every fork) */
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
-		PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "shared_residency", shared_residency_null_rules, 3))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_REPORT, fork_argument(fcinfo, 1),
 					  cascade_argument(fcinfo, 2), BUFFER_PASS_COUNT);
@@ -165,15 +167,16 @@ pg_cachectl_shared_residency(PG_FUNCTION_ARGS)
  *   RETURNS TABLE (relation regclass, fork text, buffers_evicted int8,
  *                  buffers_flushed int8, buffers_skipped int8)
  */
+static const ArgumentNullRule evict_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_evict(PG_FUNCTION_ARGS)
 {
 	Oid			relid;
 
 	InitMaterializedSRF(fcinfo, 0);
-	/* NULL in, no row out: only fork's NULL means something (every fork) */
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
-		PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "evict", evict_null_rules, 3))
+		return (Datum) 0;
 	relid = PG_GETARG_OID(0);
 	relation_set_pass(fcinfo, &relid, 1, RELATION_SET_ACTION, fork_argument(fcinfo, 1),
 					  cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
@@ -188,6 +191,8 @@ pg_cachectl_evict(PG_FUNCTION_ARGS)
  *
  * Like evict() for many relations, in one pass over the pool.
  */
+static const ArgumentNullRule evict_relations_null_rules[] = {{"rels", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}, {"cascade", NULL_REFUSED}};
+
 Datum
 pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
 {
@@ -195,9 +200,8 @@ pg_cachectl_evict_relations(PG_FUNCTION_ARGS)
 	Oid		   *relids;
 
 	InitMaterializedSRF(fcinfo, 0);
-	/* NULL in, no row out: only fork's NULL means something (every fork) */
-	if (PG_ARGISNULL(0) || PG_ARGISNULL(2))
-		PG_RETURN_NULL();
+	if (null_arguments_ask_nothing(fcinfo, "evict_relations", evict_relations_null_rules, 3))
+		return (Datum) 0;
 	relids = relation_list_argument(PG_GETARG_ARRAYTYPE_P(0), &count);
 	relation_set_pass(fcinfo, relids, count, RELATION_SET_ACTION_ON_LIST,
 					  fork_argument(fcinfo, 1), cascade_argument(fcinfo, 2), BUFFER_PASS_EVICT);
@@ -303,11 +307,16 @@ totals_result(FunctionCallInfo fcinfo, const BufferPassTotals *totals)
  *
  * Locks nothing: the protocol itself copes with relations dropped meanwhile.
  */
+static const ArgumentNullRule evict_database_null_rules[] = {{"db", NULL_REFUSED}};
+
 Datum
 pg_cachectl_evict_database(PG_FUNCTION_ARGS)
 {
-	Oid			database = get_database_oid(NameStr(*PG_GETARG_NAME(0)), false);
+	Oid			database;
 	BufferPassTotals totals;
+
+	(void) null_arguments_ask_nothing(fcinfo, "evict_database", evict_database_null_rules, 1);
+	database = get_database_oid(NameStr(*PG_GETARG_NAME(0)), false);
 
 	buffer_pool_evict_database(database, &totals);
 	PG_RETURN_DATUM(totals_result(fcinfo, &totals));

@@ -78,9 +78,9 @@ SELECT results_eq(
 
 -- 2. status() before and after a query: shared buffers cold, OS cache whole
 SELECT ok(make_cold('orders'), 'orders is cold again');
-SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders')), 0::int8,
+SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders', fork => 'main')), 0::int8,
           'the table is read into the OS cache');
-SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders_pkey')), 0::int8,
+SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders_pkey', fork => 'main')), 0::int8,
           'and its index');
 CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
@@ -109,17 +109,17 @@ CREATE TABLE monthly_totals (month date PRIMARY KEY, orders int8 NOT NULL);
 CREATE PROCEDURE refresh_monthly_totals()
 LANGUAGE plpgsql AS $$
 DECLARE
-    archive_cached varbit := cachectl.os_map('orders_archive');
+    archive_cached varbit := cachectl.os_map('orders_archive', fork => 'main');
 BEGIN
     DELETE FROM monthly_totals;
     INSERT INTO monthly_totals
     SELECT date_trunc('month', placed_on)::date, count(*) FROM orders_archive GROUP BY 1;
     -- the scan pulled the whole archive into the kernel's cache: put back what was there
-    PERFORM cachectl.os_restore('orders_archive', archive_cached, drop_others => true);
+    PERFORM cachectl.os_restore('orders_archive', archive_cached, drop_others => true, fork => 'main');
 END
 $$;
 SELECT ok(make_cold('orders_archive'), 'the archive is cold');
-SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49)),
+SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49, fork => 'main')),
           0::int8, 'its first 50 blocks are in the OS cache, as a daily report leaves them');
 CREATE TEMP TABLE residency_before AS
 SELECT fork, segment, cached_pages FROM cachectl.os_residency('orders_archive');

@@ -35,7 +35,7 @@ my ($ret, $stdout, $stderr) = $node->psql('postgres',
 	'SELECT count(*), count(DISTINCT relation) FROM cachectl.os_residency_total(\'p\')');
 is($ret, 0, 'os_residency_total over more relations than one batch succeeds');
 is($stdout, "$partitions|$partitions", 'every partition is reported exactly once');
-my @notices = ($stderr =~ /NOTICE:  working on relations (\d+) to (\d+) of (\d+)/g);
+my @notices = ($stderr =~ /NOTICE:  cachectl: working on relations (\d+) to (\d+) of (\d+)/g);
 my ($batch) = ($stderr =~ /holds (\d+) relations of this set at a time/);
 note 'batch size: ' . ($batch // 'none announced');
 ok(defined $batch && $batch < $partitions, 'a batch is smaller than the set');

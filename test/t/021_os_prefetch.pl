@@ -143,7 +143,7 @@ make_cold('a');
 my ($sqlstate, $out, $err, $elapsed) = timed_psql(
 	q{SELECT relation, fork, blocks_requested, cached_pages_after, cached_bytes_after,
 	         pages_pending, seconds
-	    FROM cachectl.os_prefetch('prefetch_probe')});
+	    FROM cachectl.os_prefetch('prefetch_probe', fork => 'main')});
 my $cached = fincore_page_list(@segment_files);
 is($sqlstate, '00000', 'a. os_prefetch succeeds');
 my ($relation, $fork, $requested, $cached_after, $cached_bytes_after,
@@ -200,7 +200,7 @@ foreach my $segment (0, 1)
 make_cold('c');
 ($sqlstate, $out, $err, $elapsed) = timed_psql(
 	q{SELECT blocks_requested, pages_pending
-	    FROM cachectl.os_prefetch('prefetch_probe', wait => false)});
+	    FROM cachectl.os_prefetch('prefetch_probe', wait => false, fork => 'main')});
 is($sqlstate, '00000', 'c. os_prefetch(wait => false) succeeds');
 ($requested, $pending) = split /\|/, $out;
 note(sprintf('c. returned after %.2f s with %s pages pending', $elapsed, $pending));
@@ -228,7 +228,7 @@ make_cold('d');
 ($sqlstate, $out, $err, $elapsed) = timed_psql(
 	q{SELECT blocks_requested, seconds
 	    FROM cachectl.os_prefetch('prefetch_probe', first_block => 0, last_block => 1279,
-	                              max_mb_per_sec => 20)});
+	                              max_mb_per_sec => 20, fork => 'main')});
 is($sqlstate, '00000', 'd. a throttled prefetch succeeds');
 ($requested, $seconds) = split /\|/, $out;
 note("d. 10 MiB at 20 MB/s: $seconds s");
@@ -242,7 +242,7 @@ make_cold('e');
 ($sqlstate, $out, $err, $elapsed) = timed_psql(
 	q{SELECT cachectl.os_page_size();
 	  SET statement_timeout = '1500ms';
-	  SELECT * FROM cachectl.os_prefetch('prefetch_probe', max_mb_per_sec => 5)});
+	  SELECT * FROM cachectl.os_prefetch('prefetch_probe', max_mb_per_sec => 5, fork => 'main')});
 $cached = fincore_page_list(@segment_files);
 note(sprintf('e. throttled prefetch under a 1500 ms timeout: %s after %.2f s, %s pages cached: %s',
 		$sqlstate, $elapsed, sum0(@$cached), $err));
@@ -261,7 +261,7 @@ my $log_offset = -s $node->logfile;
 	q{SET cachectl.progress = on;
 	  SET cachectl.log_actions = on;
 	  SELECT blocks_requested FROM cachectl.os_prefetch('prefetch_probe', first_block => 0,
-	                              last_block => 5119, max_mb_per_sec => 20)});
+	                              last_block => 5119, max_mb_per_sec => 20, fork => 'main')});
 is($sqlstate, '00000', 'f. a 40 MiB prefetch at 20 MB/s succeeds');
 my $notices = () = $err =~ /NOTICE:/g;
 note(sprintf('f. %d progress NOTICEs in %.2f s: %s', $notices, $elapsed, $err));

@@ -134,7 +134,7 @@ sub restore
 {
 	my ($engine, $map_sql, $options) = @_;
 	my $row = sql($engine,
-		"SELECT relation, fork, blocks_loaded, blocks_past_end, cached_pages_after, pages_pending FROM cachectl.os_restore('map_probe', $map_sql$options)"
+		"SELECT relation, fork, blocks_loaded, blocks_past_end, cached_pages_after, pages_pending FROM cachectl.os_restore('map_probe', $map_sql$options, fork => 'main')"
 	);
 	my %row;
 	@row{qw(relation fork blocks_loaded blocks_past_end cached_pages_after pages_pending)}
@@ -170,7 +170,7 @@ sub restored_as_saved
 	my $after = fincore_page_list(@segment_files);
 	my ($extra, $missing) = split /\|/,
 	  sql($engine,
-		"SELECT length(replace((m & ~s)::text, '0', '')), length(replace((s & ~m)::text, '0', '')) FROM (SELECT cachectl.os_map('map_probe') AS m, $saved AS s) AS x"
+		"SELECT length(replace((m & ~s)::text, '0', '')), length(replace((s & ~m)::text, '0', '')) FROM (SELECT cachectl.os_map('map_probe', fork => 'main') AS m, $saved AS s) AS x"
 	  );
 	my $evicted = evicted_pages();
 	my @unexplained = grep {
@@ -197,7 +197,7 @@ foreach my $engine (@engines)
 	note("$engine a. fincore per segment: @$fincore");
 
 	sql($engine,
-		"INSERT INTO saved_maps SELECT '$engine', cachectl.os_map('map_probe')");
+		"INSERT INTO saved_maps SELECT '$engine', cachectl.os_map('map_probe', fork => 'main')");
 	my ($map_bits, $map_set, $extra, $missing, $map_pages0, $map_pages1) = split /\|/,
 	  sql($engine,
 		"SELECT length(map), length(replace(map::text, '0', '')), "

@@ -92,7 +92,7 @@ $primary->safe_psql(
 	'postgres', q{
 SELECT count(*) FROM cachectl.evict('warm_t');
 SELECT count(*) FROM cachectl.os_drop('warm_t');
-SELECT count(*) FROM cachectl.os_prefetch('warm_t', first_block => 0, last_block => 2999);
+SELECT count(*) FROM cachectl.os_prefetch('warm_t', first_block => 0, last_block => 2999, fork => 'main');
 SELECT count(*) FROM warm_t
  WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(1000, 1999) b));
 });

@@ -52,7 +52,7 @@ $node->safe_psql(
 	'postgres', q{
 SELECT count(*) FROM cachectl.evict('morning_t');
 SELECT count(*) FROM cachectl.os_drop('morning_t');
-SELECT count(*) FROM cachectl.os_prefetch('morning_t', first_block => 0, last_block => 999);
+SELECT count(*) FROM cachectl.os_prefetch('morning_t', first_block => 0, last_block => 999, fork => 'main');
 SELECT count(*) FROM morning_t
  WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(200, 599) b));
 });

@@ -242,7 +242,7 @@ SELECT count(*) FROM pg_buffercache
 	monitor_query(
 		q{
 SET cachectl.prewarm_max_share = 1;
-SELECT count(*) FROM cachectl.prewarm('wide', 'shared');
+SELECT count(*) FROM cachectl.prewarm('wide', 'shared', fork => 'main');
 SELECT count(*) FROM (SELECT 1 FROM wide FOR UPDATE) AS locked;
 });
 	return;
@@ -278,7 +278,7 @@ my @cases = (
 	{ name => 'os_drop', setting => $mincore, call => q{SELECT * FROM cachectl.os_drop('vast')}, files => 1 },
 	{
 		name => 'os_prefetch (4 GiB, no throttle)',
-		call => q{SELECT * FROM cachectl.os_prefetch('vast', last_block => 524287)},
+		call => q{SELECT * FROM cachectl.os_prefetch('vast', last_block => 524287, fork => 'main')},
 		# what the run before (the cancelled one) cached would be skipped
 		prepare => sub { monitor_query(q{SELECT count(*) FROM cachectl.os_drop('vast')}) },
 		timeout_ms => $cancel_after * 1000,
@@ -286,13 +286,13 @@ my @cases = (
 	},
 	{
 		name => 'os_prefetch (1 MB/s)',
-		call => q{SELECT * FROM cachectl.os_prefetch('vast', max_mb_per_sec => 1)},
+		call => q{SELECT * FROM cachectl.os_prefetch('vast', max_mb_per_sec => 1, fork => 'main')},
 		files => 1
 	},
-	{ name => 'os_map', setting => $mincore, call => q{SELECT length(cachectl.os_map('vast'))}, files => 1 },
+	{ name => 'os_map', setting => $mincore, call => q{SELECT length(cachectl.os_map('vast', fork => 'main'))}, files => 1 },
 	{
 		name => 'os_restore (1 MB/s)',
-		call => qq{SELECT * FROM cachectl.os_restore('vast', $map_of_4gb, max_mb_per_sec => 1)},
+		call => qq{SELECT * FROM cachectl.os_restore('vast', $map_of_4gb, max_mb_per_sec => 1, fork => 'main')},
 		files => 1
 	},
 	{ name => 'os_residency', setting => $mincore, call => q{SELECT count(*) FROM cachectl.os_residency('vast')}, files => 1 },
@@ -315,24 +315,24 @@ my @cases = (
 	{ name => 'os_block_runs', setting => $mincore, call => q{SELECT count(*) FROM cachectl_internal.os_block_runs('vast')}, files => 1 },
 	{
 		name => 'prewarm os (1 MB/s)',
-		call => q{SELECT * FROM cachectl.prewarm('vast', 'os', max_mb_per_sec => 1)},
+		call => q{SELECT * FROM cachectl.prewarm('vast', 'os', max_mb_per_sec => 1, fork => 'main')},
 		files => 1
 	},
 	{
 		name => 'prewarm shared (1 MB/s)',
-		call => q{SELECT * FROM cachectl.prewarm('vast', 'shared', max_mb_per_sec => 1)},
+		call => q{SELECT * FROM cachectl.prewarm('vast', 'shared', max_mb_per_sec => 1, fork => 'main')},
 		files => 1
 	},
 	{
 		name => 'prewarm both (1 MB/s)',
-		call => q{SELECT * FROM cachectl.prewarm('vast', 'both', max_mb_per_sec => 1)},
+		call => q{SELECT * FROM cachectl.prewarm('vast', 'both', max_mb_per_sec => 1, fork => 'main')},
 		files => 1
 	},
 	{
 		name => 'prewarm shared (2 GiB, no throttle)',
 		prepare => sub { monitor_query(q{SELECT count(*) FROM cachectl.cold('vast')}) },
 		timeout_ms => $cancel_after * 1000,
-		call => q{SELECT * FROM cachectl.prewarm('vast', 'shared', last_block => 262143)},
+		call => q{SELECT * FROM cachectl.prewarm('vast', 'shared', last_block => 262143, fork => 'main')},
 		files => 1
 	},
 	{
@@ -372,15 +372,21 @@ my %never_long = (
 	shared_block_runs => 'one pass over the pool; timed below',
 	relation_guard_of => 'catalog lookups of one relation',
 	snapshot_relations => 'catalog reads, interrupts checked per relation (snapshot() runs it; cancelled above)',
-	autowarm_status => 'a copy of at most 64 slots of shared memory',);
+	autowarm_status => 'a copy of at most 64 slots of shared memory',
+	grant_to => 'a few GRANT statements',
+	revoke_from => 'a few REVOKE statements',
+	role_set_objects => 'a constant list',
+	role_set_statements => 'a constant list, formatted',
+	require_own_transaction => 'a check of the transaction state',
+	raise_for_user => 'an error, raised',);
 
 # ---- every function is in one of the lists ----
 
-my %tested = map { my ($name) = $_->{call} =~ /cachectl\.(\w+)/; ($name => 1) } @cases;
+my %tested = map { my ($name) = $_->{call} =~ /cachectl(?:_internal)?\.(\w+)/; ($name => 1) } @cases;
 my @functions = split /\n/, monitor_query(
 	q{
-SELECT p.proname FROM pg_proc AS p
- WHERE p.pronamespace = 'cachectl'::regnamespace ORDER BY 1});
+SELECT DISTINCT p.proname FROM pg_proc AS p
+ WHERE p.pronamespace IN ('cachectl'::regnamespace, 'cachectl_internal'::regnamespace) ORDER BY 1});
 my @unclassified = grep { !$tested{$_} && !$never_long{$_} } @functions;
 is_deeply(\@unclassified, [],
 	'every function of the extension is cancelled here or known never to run a second');
@@ -533,7 +539,7 @@ my $draw_ms = $victim->query_safe(
 	q{
 DO $$
 DECLARE
-    map varbit := cachectl.os_map('huge');
+    map varbit := cachectl.os_map('huge', fork => 'main');
     started timestamptz := clock_timestamp();
 BEGIN
     PERFORM cachectl.os_draw(map, 10000);

@@ -84,7 +84,7 @@ CREATE TABLE soak_actions (
     pages_dropped int8 NOT NULL DEFAULT 0,
     blocks_loaded int8 NOT NULL DEFAULT 0);
 CREATE TABLE soak_maps AS
-    SELECT c.oid::regclass AS rel, cachectl.os_map(c.oid) AS map
+    SELECT c.oid::regclass AS rel, cachectl.os_map(c.oid, fork => 'main') AS map
       FROM pg_class AS c
      WHERE c.relname LIKE 'pgbench%' AND c.relkind IN ('r', 'i');
 });
@@ -149,7 +149,7 @@ INSERT INTO soak_actions (kind, evicted, flushed, pages_dropped)
 				"prewarm_$layer" => qq{
 INSERT INTO soak_actions (kind, target, blocks_loaded)
   SELECT 'prewarm_$layer', $target, sum(shared_blocks_loaded + os_blocks_loaded)
-    FROM cachectl.prewarm($target, '$layer');}
+    FROM cachectl.prewarm($target, '$layer', fork => 'main');}
 			]
 		} qw(os shared both)
 	),
@@ -157,13 +157,13 @@ INSERT INTO soak_actions (kind, target, blocks_loaded)
 		os_prefetch => qq{
 INSERT INTO soak_actions (kind, target, blocks_loaded)
   SELECT 'os_prefetch', $target, sum(blocks_requested)
-    FROM cachectl.os_prefetch($target);}
+    FROM cachectl.os_prefetch($target, fork => 'main');}
 	],
 	[
 		os_restore => qq{
 INSERT INTO soak_actions (kind, target, blocks_loaded)
   SELECT 'os_restore', $target, r.blocks_loaded
-    FROM soak_maps AS m, cachectl.os_restore(m.rel, m.map, drop_others => :cascade = 1) AS r
+    FROM soak_maps AS m, cachectl.os_restore(m.rel, m.map, drop_others => :cascade = 1, fork => 'main') AS r
    WHERE m.rel = $target;}
 	],
 	[

@@ -66,7 +66,7 @@ my %expected = (
 	"SELECT count(*) FROM cachectl.shared_residency($tmp, cascade => true)" => 'ok',
 	"SELECT count(*) FROM cachectl.status($tmp, true)" => 'ok',
 	"SELECT cachectl.draw($tmp)" => 'ok',
-	"SELECT length(cachectl.os_map($tmp))" => 'ok',
+	"SELECT length(cachectl.os_map($tmp, fork => 'main'))" => 'ok',
 	"SELECT count(*) FROM cachectl_internal.os_block_runs($tmp)" => 'ok',
 	"SELECT count(*) FROM cachectl_internal.shared_block_runs(ARRAY[$tmp]::regclass[])" => 'ok',
 	"SELECT count(*) FROM cachectl.evict_relations(ARRAY[$tmp]::regclass[])" => 'ok',
@@ -75,10 +75,10 @@ my %expected = (
 	"SELECT count(*) FROM cachectl.evict($tmp_index)" => '0A000',
 	"SELECT count(*) FROM cachectl.os_drop($tmp)" => '0A000',
 	"SELECT count(*) FROM cachectl.cold($tmp)" => '0A000',
-	"SELECT count(*) FROM cachectl.os_prefetch($tmp)" => '0A000',
-	"SELECT * FROM cachectl.os_restore($tmp, B'1')" => '0A000',
-	"SELECT * FROM cachectl.prewarm($tmp)" => '0A000',
-	"SELECT * FROM cachectl.prewarm($tmp_index, 'shared')" => '0A000',
+	"SELECT count(*) FROM cachectl.os_prefetch($tmp, fork => 'main')" => '0A000',
+	"SELECT * FROM cachectl.os_restore($tmp, B'1', fork => 'main')" => '0A000',
+	"SELECT * FROM cachectl.prewarm($tmp, fork => 'main')" => '0A000',
+	"SELECT * FROM cachectl.prewarm($tmp_index, 'shared', fork => 'main')" => '0A000',
 	"SELECT * FROM cachectl_internal.prewarm_runs($tmp, 'main', '{[0,3)}')" => '0A000',
 	"SELECT * FROM cachectl.snapshot('t', ARRAY[$tmp]::regclass[])" => '0A000',);
 for my $sql (sort keys %expected) {
@@ -117,10 +117,10 @@ sub finish_long_call {
 }
 
 for my $case (
-	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4)", 'VACUUM FULL big' ],
-	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4)", 'TRUNCATE big' ],
-	[ 'prewarm', "SELECT shared_blocks_loaded FROM cachectl.prewarm('big', 'shared', max_mb_per_sec => 4)", 'DROP TABLE big' ],
-	[ 'os_restore', "SELECT blocks_loaded FROM cachectl.os_restore('big', repeat('1', 2000)::varbit, max_mb_per_sec => 4)",
+	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4, fork => 'main')", 'VACUUM FULL big' ],
+	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4, fork => 'main')", 'TRUNCATE big' ],
+	[ 'prewarm', "SELECT shared_blocks_loaded FROM cachectl.prewarm('big', 'shared', max_mb_per_sec => 4, fork => 'main')", 'DROP TABLE big' ],
+	[ 'os_restore', "SELECT blocks_loaded FROM cachectl.os_restore('big', repeat('1', 2000)::varbit, max_mb_per_sec => 4, fork => 'main')",
 		'VACUUM FULL big' ])
 {
 	my ($name, $call_sql, $ddl) = @$case;
@@ -141,8 +141,8 @@ for my $case (
 # ---- DDL between restore's chunks: restore commits, the DDL gets in
 $node->safe_psql(
 	'postgres', q{
-SELECT count(*) FROM cachectl.prewarm('big', 'both');
-SELECT count(*) FROM cachectl.prewarm('small', 'both');
+SELECT count(*) FROM cachectl.prewarm('big', 'both', fork => 'main');
+SELECT count(*) FROM cachectl.prewarm('small', 'both', fork => 'main');
 SELECT relations FROM cachectl.snapshot('race', ARRAY['big', 'small']::regclass[]);
 SELECT count(*) FROM cachectl.cold('big');
 SELECT count(*) FROM cachectl.cold('small');

@@ -93,9 +93,9 @@ SELECT 'RESULT', :'call_sqlstate',
 }
 
 my @cases = (
-	[ 'issue', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map)} ],
-	[ 'largest', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map)} ],
-	[ 'largest', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map, drop_others => true)} ],
+	[ 'issue', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map, fork => 'main')} ],
+	[ 'largest', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map, fork => 'main')} ],
+	[ 'largest', 'length(m.map)', q{cachectl.os_restore('pg_class', m.map, drop_others => true, fork => 'main')} ],
 	[ 'runs', 'isempty(m.runs)', q{cachectl_internal.prewarm_runs('pg_class', 'main', m.runs, 'os')} ],
 	[ 'runs', 'isempty(m.runs)', q{cachectl_internal.prewarm_runs('pg_class', 'main', m.runs, 'both')} ]);
 for my $case (@cases)
@@ -121,7 +121,7 @@ SKIP:
 			'postgres', q{
 SELECT r.blocks_loaded = (pg_relation_size('pg_class') / 8192 + 1) / 2
        AND r.blocks_past_end = length(m.map) / 2 - r.blocks_loaded
-  FROM maps AS m, LATERAL cachectl.os_restore('pg_class', m.map) AS r WHERE m.name = 'largest'}),
+  FROM maps AS m, LATERAL cachectl.os_restore('pg_class', m.map, fork => 'main') AS r WHERE m.name = 'largest'}),
 		't', 'os_restore loads the fork\'s set bits and counts those past its end');
 }
 

@@ -188,14 +188,14 @@ is_deeply(
 $node->safe_psql(
 	'postgres', q{
 SELECT count(*) FROM cachectl.cold('m');
-SELECT count(*) FROM cachectl.prewarm('m', 'shared', first_block => 0, last_block => 99, drop_os_copy => true);
-SELECT count(*) FROM cachectl.os_prefetch('m', first_block => 200, last_block => 499);
-SELECT count(*) FROM cachectl.prewarm('m', 'both', first_block => 600, last_block => 649);
+SELECT count(*) FROM cachectl.prewarm('m', 'shared', first_block => 0, last_block => 99, drop_os_copy => true, fork => 'main');
+SELECT count(*) FROM cachectl.os_prefetch('m', first_block => 200, last_block => 499, fork => 'main');
+SELECT count(*) FROM cachectl.prewarm('m', 'both', first_block => 600, last_block => 649, fork => 'main');
 });
 $node->safe_psql(
 	'app', q{
 SELECT count(*) FROM cachectl.cold('a');
-SELECT count(*) FROM cachectl.prewarm('a', 'both', first_block => 0, last_block => 99);
+SELECT count(*) FROM cachectl.prewarm('a', 'both', first_block => 0, last_block => 99, fork => 'main');
 });
 my $changed_at = time;
 my %sql_m = map { split /\|/ } split /\n/,

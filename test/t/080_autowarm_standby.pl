@@ -57,7 +57,7 @@ $standby->start;
 $primary->safe_psql('postgres', q{
 SELECT count(*) >= 0 FROM cachectl.cold('hot_t', cascade => true);
 SELECT count(*) >= 0 FROM cachectl.cold('os_t');
-SELECT count(*) >= 0 FROM cachectl.prewarm('os_t', 'os');
+SELECT count(*) >= 0 FROM cachectl.prewarm('os_t', 'os', fork => 'main');
 });
 read_through_index($primary, 'hot_t', 1, 10000);
 my $taken = autowarm_state($primary, 'snapshots_taken');

@@ -72,8 +72,8 @@ is($status_rows, '0', 'the status view says no row was written');
 
 # ---- DDL is not blocked by a load ----
 $node->safe_psql('postgres', q{
-SELECT count(*) >= 0 FROM cachectl.prewarm('big_t');
-SELECT count(*) >= 0 FROM cachectl.prewarm('drop_t');
+SELECT count(*) >= 0 FROM cachectl.prewarm('big_t', fork => 'main');
+SELECT count(*) >= 0 FROM cachectl.prewarm('drop_t', fork => 'main');
 ALTER SYSTEM SET cachectl.autowarm_max_mb_per_sec = 4;
 });
 my $taken = autowarm_state($node, 'snapshots_taken');

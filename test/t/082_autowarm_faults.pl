@@ -240,7 +240,7 @@ sub read_into_shared_buffers
 {
 	$node->safe_psql(
 		'postgres', qq{
-SELECT count(*) FROM cachectl.prewarm('ledger', 'both');
+SELECT count(*) FROM cachectl.prewarm('ledger', 'both', fork => 'main');
 DO \$\$
 DECLARE r regclass;
 BEGIN

@@ -55,9 +55,9 @@ $standby->start;
 my $hot_range = '{[600,900)}';
 $primary->safe_psql('postgres', q{
 SELECT count(*) >= 0 FROM cachectl.evict_relations(ARRAY['a_t', 'a_t_pkey', 'b_t']::regclass[]);
-SELECT count(*) >= 0 FROM cachectl.prewarm('a_t', 'shared');
-SELECT count(*) >= 0 FROM cachectl.prewarm('a_t_pkey', 'shared');
-SELECT count(*) >= 0 FROM cachectl.prewarm('b_t', 'shared');
+SELECT count(*) >= 0 FROM cachectl.prewarm('a_t', 'shared', fork => 'main');
+SELECT count(*) >= 0 FROM cachectl.prewarm('a_t_pkey', 'shared', fork => 'main');
+SELECT count(*) >= 0 FROM cachectl.prewarm('b_t', 'shared', fork => 'main');
 });
 for (1 .. 2)
 {
