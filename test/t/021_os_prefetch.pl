@@ -263,10 +263,14 @@ my $log_offset = -s $node->logfile;
 	  SELECT blocks_requested FROM cachectl.os_prefetch('prefetch_probe', first_block => 0,
 	                              last_block => 5119, max_mb_per_sec => 20, fork => 'main')});
 is($sqlstate, '00000', 'f. a 40 MiB prefetch at 20 MB/s succeeds');
-my $notices = () = $err =~ /NOTICE:/g;
-note(sprintf('f. %d progress NOTICEs in %.2f s: %s', $notices, $elapsed, $err));
-cmp_ok($notices, '>=', 1, 'f. cachectl.progress reports progress during a 2 s call');
+my @notices = $err =~ /NOTICE:  (?:\w{5}: )?(cachectl\.os_prefetch: .*)$/mg;
+my $notices = grep { /^cachectl\.os_prefetch: relation "prefetch_probe" fork main: \d+ of 40 MB (?:read|asked for)$/ } @notices;
+note(sprintf('f. %d progress NOTICEs in %.2f s: %s', $notices, $elapsed, join(' / ', @notices)));
+cmp_ok($notices, '>=', 1, 'f. cachectl.progress reports progress during a 2 s call, prefixed cachectl.os_prefetch:');
 cmp_ok($notices, '<=', int($elapsed) + 1, 'f. at most once a second');
+# the last one says what was read, not the last look before the end
+like($notices[-1] // '', qr/^cachectl\.os_prefetch: relation "prefetch_probe" fork main: 40 of 40 MB read, done in \d+\.\d{1,3} s$/,
+	'f. the last NOTICE says what the call read: all of it');
 my $log = slurp_file($node->logfile, $log_offset);
 my $log_lines = () = $log =~ /LOG:\s+cachectl\.os_prefetch\b/g;
 is($log_lines, 1, 'f. cachectl.log_actions writes one LOG line for the call');
