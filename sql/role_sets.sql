@@ -111,14 +111,17 @@ SELECT (SELECT sum(size_bytes) FROM cachectl.database_status)
 -- actions still need SELECT on the relation
 SELECT * FROM cachectl.evict('rs_secret');
 RESET ROLE;
-GRANT USAGE ON SCHEMA cachectl TO regress_rs_monitor;
-GRANT EXECUTE ON FUNCTION cachectl.evict(regclass, text, boolean),
-                          cachectl.os_drop(regclass, text, boolean),
-                          cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) TO regress_rs_monitor;
+SELECT count(*) AS operator_statements FROM cachectl.grant_to('regress_rs_monitor', 'operator');
 SET ROLE regress_rs_monitor;
 SELECT * FROM cachectl.evict('rs_secret');
+SELECT * FROM cachectl.evict_relations(ARRAY['rs_secret'::regclass]);
 SELECT * FROM cachectl.os_drop('rs_secret');
-SELECT * FROM cachectl.prewarm('rs_secret', fork => 'main');
+SELECT * FROM cachectl.os_prefetch('rs_secret');
+SELECT * FROM cachectl.os_restore('rs_secret', B'1', 'main');
+SELECT * FROM cachectl.cold('rs_secret');
+SELECT * FROM cachectl.prewarm('rs_secret');
+-- the index alike (its table guards it)
+SELECT * FROM cachectl.evict('rs_secret_pkey');
 -- and a snapshot records only what it may SELECT, not what it may report
 SELECT relations FROM cachectl.snapshot('rs_monitor', ARRAY['rs_secret'::regclass]);
 RESET ROLE;
@@ -149,9 +152,7 @@ RESET ROLE;
 
 SELECT count(*) AS revoked FROM cachectl.revoke_from('regress_rs_reader', 'reader');
 REVOKE ALL ON SCHEMA cachectl FROM regress_rs_reader, regress_rs_snap, regress_rs_monitor;
-REVOKE ALL ON FUNCTION cachectl.evict(regclass, text, boolean),
-                       cachectl.os_drop(regclass, text, boolean),
-                       cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean) FROM regress_rs_monitor;
+SELECT count(*) AS operator_revoked FROM cachectl.revoke_from('regress_rs_monitor', 'operator');
 DROP TABLE rs_open, rs_secret;
 DELETE FROM cachectl.snapshot;
 DROP ROLE regress_rs_reader, regress_rs_snap, regress_rs_monitor;
