@@ -17,6 +17,8 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Digest::SHA;
+use FindBin;
 
 my $node = PostgreSQL::Test::Cluster->new('upgrade_path');
 $node->init;
@@ -126,6 +128,26 @@ for my $version (@versions)
 	is_deeply([ @missing, @extra ], [],
 		"$version updated to $default: the catalog is a fresh install's (missing first, then extra)");
 }
+
+# A released script is never edited (its users installed it as it was): each
+# listed in test/released_scripts.txt has the checksum recorded there when it
+# was released, and the control file's default version has its script.
+my $sharedir = $node->safe_psql('postgres', q{SELECT setting FROM pg_config WHERE name = 'SHAREDIR'});
+open(my $released, '<', "$FindBin::RealBin/../released_scripts.txt")
+  or die "test/released_scripts.txt: $!";
+my $listed = 0;
+while (my $line = <$released>)
+{
+	next if $line =~ /^\s*(#|$)/;
+	my ($script, $sha256) = split ' ', $line;
+	open(my $fh, '<:raw', "$sharedir/extension/$script") or die "$script: $!";
+	my $content = do { local $/; <$fh> };
+	is(Digest::SHA::sha256_hex($content), $sha256, "$script is as released");
+	$listed++;
+}
+cmp_ok($listed, '>=', 1, 'the released scripts are listed');
+ok(-f "$sharedir/extension/pg_cachectl--$default.sql" || @versions > 1,
+	"the default version $default has an install script or an update path");
 
 $node->stop;
 done_testing();
