@@ -758,11 +758,11 @@ BEGIN
         LOCK TABLE cachectl.snapshot IN SHARE ROW EXCLUSIVE MODE;
         PERFORM set_config('lock_timeout', v_lock_timeout, true);
     EXCEPTION WHEN lock_not_available THEN
-        RAISE EXCEPTION 'could not lock table cachectl.snapshot to record cache snapshot "%"', v_label
-            USING ERRCODE = 'lock_not_available',
-                  DETAIL = format('Another transaction held a conflicting lock on it for %s: another snapshot() not yet committed, or a transaction that wrote to the table.',
-                                  CASE WHEN v_lock_timeout = '0' THEN '10s' ELSE v_lock_timeout END),
-                  HINT = 'pg_locks shows who holds it; take the snapshot again once it is released.';
+        PERFORM cachectl_internal.raise_for_user('55P03',
+            format('could not lock table cachectl.snapshot to record cache snapshot "%s"', v_label),
+            'pg_locks shows who holds it; take the snapshot again once it is released.',
+            format('Another transaction held a conflicting lock on it for %s: another snapshot() not yet committed, or a transaction that wrote to the table.',
+                   CASE WHEN v_lock_timeout = '0' THEN '10s' ELSE v_lock_timeout END));
     END;
 
     -- The shared layer: one pass over the buffer pool, gathered as the OS
@@ -900,13 +900,14 @@ GRANT EXECUTE ON FUNCTION cachectl_internal.restore_plan(text, text, float8, boo
 -- passed in them is ignored.
 -- An error about the caller's arguments, raised from PL/pgSQL without the
 -- CONTEXT lines PL/pgSQL adds (the body's internals mean nothing to the user).
-CREATE FUNCTION cachectl_internal.raise_for_user(sqlstate text, message text, hint text DEFAULT NULL)
+CREATE FUNCTION cachectl_internal.raise_for_user(sqlstate text, message text, hint text DEFAULT NULL,
+                                                 detail text DEFAULT NULL)
 RETURNS void
 AS 'MODULE_PATHNAME', 'pg_cachectl_raise_for_user'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL SAFE;
-COMMENT ON FUNCTION cachectl_internal.raise_for_user(text, text, text) IS
+COMMENT ON FUNCTION cachectl_internal.raise_for_user(text, text, text, text) IS
     'Internal to snapshot() and grant_to(): raises an ERROR with no CONTEXT lines.';
-GRANT EXECUTE ON FUNCTION cachectl_internal.raise_for_user(text, text, text) TO PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl_internal.raise_for_user(text, text, text, text) TO PUBLIC;
 
 -- A procedure that commits as it goes says at once that it cannot run in a
 -- transaction block (SQLSTATE 25001, with a hint), not at its first COMMIT.
