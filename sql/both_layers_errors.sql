@@ -36,7 +36,7 @@ SELECT * FROM cachectl.cold('lyr_temp');
 SELECT * FROM cachectl.prewarm('lyr_temp');
 -- a partitioned table stands for its partitions
 SELECT relation, fork FROM cachectl.status('lyr_p') WHERE fork = 'main';
-SELECT relation, shared_buffers_left, os_pages_left FROM cachectl.cold('lyr_p') WHERE fork = 'main';
+SELECT relation, shared_blocks_left, os_pages_left FROM cachectl.cold('lyr_p') WHERE fork = 'main';
 
 -- NULLs: no row
 SELECT count(*) FROM cachectl.status(NULL);
