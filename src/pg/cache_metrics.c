@@ -38,8 +38,8 @@ typedef struct RelationTotals
 {
 	int64		size_bytes;
 	int64		shared_bytes;
-	int64		os_cached_bytes;
-	int64		double_cached_bytes;
+	int64		os_bytes;
+	int64		both_bytes;
 } RelationTotals;
 
 typedef struct RelationTotalsOf
@@ -56,8 +56,8 @@ add_to_relation(const DatabaseForkCache *fork, void *argument)
 
 	totals->size_bytes += fork->size_bytes;
 	totals->shared_bytes += fork->shared_bytes;
-	totals->os_cached_bytes += fork->os_cached_bytes;
-	totals->double_cached_bytes += fork->double_cached_bytes;
+	totals->os_bytes += fork->os_bytes;
+	totals->both_bytes += fork->both_bytes;
 }
 
 /*
@@ -93,8 +93,8 @@ pg_cachectl_database_status(PG_FUNCTION_ARGS)
 		values[1] = CStringGetTextDatum(database_relation_kind_name(database_relation_kind(relations[i].relkind)));
 		values[2] = Int64GetDatum(totals->size_bytes);
 		values[3] = Int64GetDatum(totals->shared_bytes);
-		values[4] = Int64GetDatum(totals->os_cached_bytes);
-		values[5] = Int64GetDatum(totals->double_cached_bytes);
+		values[4] = Int64GetDatum(totals->os_bytes);
+		values[5] = Int64GetDatum(totals->both_bytes);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(of.totals);
@@ -108,8 +108,8 @@ typedef struct KindTotals
 	int64		size_bytes;
 	int64		shared_bytes;
 	int64		shared_dirty_bytes;
-	int64		os_cached_bytes;
-	int64		double_cached_bytes;
+	int64		os_bytes;
+	int64		both_bytes;
 } KindTotals;
 
 static void
@@ -120,8 +120,8 @@ add_to_kind(const DatabaseForkCache *fork, void *argument)
 	totals->size_bytes += fork->size_bytes;
 	totals->shared_bytes += fork->shared_bytes;
 	totals->shared_dirty_bytes += fork->shared_dirty_bytes;
-	totals->os_cached_bytes += fork->os_cached_bytes;
-	totals->double_cached_bytes += fork->double_cached_bytes;
+	totals->os_bytes += fork->os_bytes;
+	totals->both_bytes += fork->both_bytes;
 }
 
 /*
@@ -164,8 +164,8 @@ pg_cachectl_database_summary(PG_FUNCTION_ARGS)
 		values[3] = Int64GetDatum(totals[kind].size_bytes);
 		values[4] = Int64GetDatum(totals[kind].shared_bytes);
 		values[5] = Int64GetDatum(totals[kind].shared_dirty_bytes);
-		values[6] = Int64GetDatum(totals[kind].os_cached_bytes);
-		values[7] = Int64GetDatum(totals[kind].double_cached_bytes);
+		values[6] = Int64GetDatum(totals[kind].os_bytes);
+		values[7] = Int64GetDatum(totals[kind].both_bytes);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -184,7 +184,7 @@ keep_cached_fork(const DatabaseForkCache *fork, void *argument)
 {
 	CachedForks *kept = argument;
 
-	if (fork->shared_bytes == 0 && fork->os_cached_bytes == 0)
+	if (fork->shared_bytes == 0 && fork->os_bytes == 0)
 		return;
 	if (kept->count == kept->capacity)
 	{
@@ -212,9 +212,9 @@ layer_bytes(const DatabaseForkCache *fork, RankedLayer layer)
 	switch (layer)
 	{
 		case RANKED_BOTH:
-			return fork->double_cached_bytes;
+			return fork->both_bytes;
 		case RANKED_OS:
-			return fork->os_cached_bytes;
+			return fork->os_bytes;
 		case RANKED_SHARED:
 			return fork->shared_bytes;
 	}
