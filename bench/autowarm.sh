@@ -186,7 +186,7 @@ aw_status() {
 }
 # The cache state of the database on a node: MiB in shared buffers, in the OS cache.
 cache_state() {
-    "$1" -c "SELECT round(sum(shared_bytes) / 1048576.0), round(sum(os_cached_bytes) / 1048576.0)
+    "$1" -c "SELECT round(sum(shared_bytes) / 1048576.0), round(sum(os_bytes) / 1048576.0)
                FROM cachectl.database_status"
 }
 
@@ -528,7 +528,7 @@ if part snapshot; then
         sql -c "SELECT setseed(0.17)" -c "SELECT * FROM cachectl_internal.prewarm_runs('t', 'main',
                   (SELECT range_agg(int8range(b, b + 1)) FROM (SELECT DISTINCT (random() * ($T_BLOCKS - 1))::int8 AS b
                      FROM generate_series(1, $((NBUFFERS / 2)))) s), 'shared')" >/dev/null
-        read -r c_shared c_os c_size <<<"$(sql -c "SELECT round(sum(shared_bytes) / 1048576.0), round(sum(os_cached_bytes) / 1048576.0),
+        read -r c_shared c_os c_size <<<"$(sql -c "SELECT round(sum(shared_bytes) / 1048576.0), round(sum(os_bytes) / 1048576.0),
                                                   round(sum(size_bytes) / 1048576.0) FROM cachectl.database_status" | tr '|' ' ')"
         say "  $gb GiB: t of $T_BLOCKS blocks built in $(fmt "$T_BUILD_S") s; cached: $c_os MiB in the OS cache (of $c_size MiB of relations), $c_shared MiB in shared buffers (random single blocks of t)"
         emit_info "snapshot_state_${gb}GiB" "OS $c_os MiB, shared $c_shared MiB, relations $c_size MiB"

@@ -252,7 +252,7 @@ SELECT * FROM cachectl.prewarm('t', target => 'shared', last_block => $((H - 1))
 SELECT * FROM cachectl.prewarm('t', target => 'os', first_block => $Q1, last_block => $((Q3 - 1)), fork => 'main');
 SQL
 IFS='|' read -r S_BLOCKS S_SHARED S_OS S_BOTH S_DIRTY <<<"$(sql -c "
-    SELECT blocks, shared_blocks, os_blocks, both_blocks, shared_dirty_blocks FROM cachectl.status('t') WHERE fork = 'main'")"
+    SELECT size_blocks, shared_blocks, os_blocks, both_blocks, shared_dirty_blocks FROM cachectl.status('t') WHERE fork = 'main'")"
 IFS='|' read -r J_BLOCKS J_SHARED J_OS J_BOTH J_DIRTY <<<"$(sql -c "SELECT * FROM hand_join('t')")"
 say "   status    : blocks=$S_BLOCKS shared=$S_SHARED os=$S_OS both=$S_BOTH shared_dirty_blocks=$S_DIRTY"
 say "   hand join : blocks=$J_BLOCKS shared=$J_SHARED os=$J_OS both=$J_BOTH shared_dirty_blocks=$J_DIRTY"
@@ -273,7 +273,7 @@ IFS='|' read -r PGF_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
 [ "$STATUS_RES" = "$JOIN_RES" ] || check 0 "timed calls: status gave '$STATUS_RES', the hand join '$JOIN_RES' (shared both)"
 # where status's time goes: its pass over the pool, and the OS map of the main fork
 IFS='|' read -r SHRES_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
-    \$q\$SELECT sum(buffers)::text FROM cachectl.shared_residency('t')\$q\$, $STATUS_REPS)")"
+    \$q\$SELECT sum(shared_blocks)::text FROM cachectl.shared_residency('t')\$q\$, $STATUS_REPS)")"
 IFS='|' read -r OSMAP_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
     \$q\$SELECT length(cachectl.os_map('t', fork => 'main'))::text\$q\$, $STATUS_REPS)")"
 STATUS_RATIO=$(calc "$JOIN_MS / $STATUS_MS")
@@ -306,7 +306,7 @@ emit_load() {
 }
 cold_t() {
     local left
-    left=$(sql -c "SELECT coalesce(sum(shared_buffers_left), 0) + coalesce(sum(os_pages_left), 0) FROM cachectl.cold('t')")
+    left=$(sql -c "SELECT coalesce(sum(shared_blocks_left), 0) + coalesce(sum(os_pages_left), 0) FROM cachectl.cold('t')")
     check "$left == 0" "cold('t') left $left blocks/pages"
     IFS='|' read -r l_shared l_os _ <<<"$(sql -c "SELECT * FROM layers('t')")"
     check "$l_shared == 0 && $l_os == 0" "t not cold: shared $l_shared, os $l_os"
@@ -489,7 +489,7 @@ for n in $SMALL_COUNTS; do
 SELECT count(*) FROM cachectl.database_status \g /dev/null
 COPY (SELECT 5) TO '/proc/self/clear_refs';
 SELECT substring(pg_read_file('/proc/self/status') FROM 'VmRSS:\s+(\d+)') AS rss_kb \gset
-SELECT ms, result AS rows FROM bench_once($q$SELECT concat_ws(' ', count(*), sum(size_bytes), sum(shared_bytes), sum(os_cached_bytes), sum(double_cached_bytes)) FROM cachectl.database_status$q$) \gset
+SELECT ms, result AS rows FROM bench_once($q$SELECT concat_ws(' ', count(*), sum(size_bytes), sum(shared_bytes), sum(os_bytes), sum(both_bytes)) FROM cachectl.database_status$q$) \gset
 SELECT substring(pg_read_file('/proc/self/status') FROM 'VmHWM:\s+(\d+)') AS hwm_kb \gset
 SELECT ms AS count_ms FROM bench_once($q$SELECT count(*)::text FROM cachectl.database_status$q$) \gset
 SELECT :'rows', :'rss_kb', :'ms', :'hwm_kb', :'count_ms';

@@ -168,7 +168,7 @@ $$;
 -- Shared buffers held by the many tables (any fork), by pg_buffercache.
 -- (A plain join can be planned as a nested loop over pg_class for each of
 -- the 262,144 buffers: tens of seconds.  The IN list is hashed.)
-CREATE FUNCTION bench_many_buffers(OUT buffers int8, OUT dirty_buffers int8)
+CREATE FUNCTION bench_many_buffers(OUT shared_blocks int8, OUT shared_dirty_blocks int8)
 LANGUAGE sql AS $$
     SELECT count(*), count(*) FILTER (WHERE b.isdirty)
       FROM pg_buffercache b
@@ -237,12 +237,12 @@ SELECT ms AS prepare_ms FROM bench_dirty('t') \gset
 \set prepare_ms 0
 CHECKPOINT;
 \endif
-SELECT coalesce(sum(buffers), 0) AS b_buffers, coalesce(sum(dirty_buffers), 0) AS b_dirty,
-       coalesce(sum(pinned_buffers), 0) AS b_pinned
+SELECT coalesce(sum(shared_blocks), 0) AS b_buffers, coalesce(sum(shared_dirty_blocks), 0) AS b_dirty,
+       coalesce(sum(shared_pinned_blocks), 0) AS b_pinned
   FROM cachectl.shared_residency('t') \gset
 SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skipped
   FROM bench_evict_once(:'query', ARRAY['t'::regclass]) \gset
-SELECT coalesce(sum(buffers), 0) AS a_buffers FROM cachectl.shared_residency('t') \gset
+SELECT coalesce(sum(shared_blocks), 0) AS a_buffers FROM cachectl.shared_residency('t') \gset
 \echo :prewarm_ms :prepare_ms :b_buffers :b_dirty :b_pinned :e_ms :e_evicted :e_flushed :e_skipped :a_buffers
 SQL
 }
@@ -375,7 +375,7 @@ SELECT ms AS prewarm_ms FROM bench_prewarm(bench_many()) \gset
 \set prewarm_ms 0
 SELECT count(*) FROM unnest(bench_many()) r, pg_relation_size(r) \g /dev/null
 \endif
-SELECT buffers AS b_buffers, dirty_buffers AS b_dirty FROM bench_many_buffers() \gset
+SELECT shared_blocks AS b_buffers, shared_dirty_blocks AS b_dirty FROM bench_many_buffers() \gset
 \if :each
 SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skipped
   FROM bench_evict_each(bench_many()) \gset
@@ -383,7 +383,7 @@ SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skip
 SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skipped
   FROM bench_evict_once(:'query', bench_many()) \gset
 \endif
-SELECT buffers AS a_buffers FROM bench_many_buffers() \gset
+SELECT shared_blocks AS a_buffers FROM bench_many_buffers() \gset
 \echo :prewarm_ms :b_buffers :b_dirty :e_ms :e_evicted :e_flushed :e_skipped :a_buffers
 SQL
 }
@@ -419,12 +419,12 @@ done
 # trip each; wall clock of the whole psql process (connection included).
 sql -c "SELECT format('SELECT count(*) FROM cachectl.evict(%L);', r::text) FROM unnest(bench_many()) r" >"$WORK/each.sql"
 sql -c "SELECT ms FROM bench_prewarm(bench_many())" >/dev/null
-PS_BEFORE=$(sql -c "SELECT buffers FROM bench_many_buffers()")
+PS_BEFORE=$(sql -c "SELECT shared_blocks FROM bench_many_buffers()")
 t0=$(now_us)
 sql -o /dev/null -f "$WORK/each.sql"
 t1=$(now_us)
 PS_MS=$(calc "($t1 - $t0) / 1000")
-PS_AFTER=$(sql -c "SELECT buffers FROM bench_many_buffers()")
+PS_AFTER=$(sql -c "SELECT shared_blocks FROM bench_many_buffers()")
 printf '    once    %-48s                  | before: %5d buffers | %9.1f ms (wall clock) | after: %d\n' \
     "$MANY_TABLES x cachectl.evict() from a psql script" "$PS_BEFORE" "$PS_MS" "$PS_AFTER"
 emit_sample evict_many "cachectl.evict ($MANY_TABLES statements from psql)" "$MANY_TABLES" "$PS_MS" ms

@@ -126,11 +126,11 @@ SELECT count(*) AS locked FROM (SELECT 1 FROM t WHERE ctid < format('(%s,0)', :n
 \else
 CHECKPOINT;
 \endif
-SELECT coalesce(sum(buffers), 0) AS b_buffers, coalesce(sum(dirty_buffers), 0) AS b_dirty
+SELECT coalesce(sum(shared_blocks), 0) AS b_buffers, coalesce(sum(shared_dirty_blocks), 0) AS b_dirty
   FROM cachectl.shared_residency('t', 'main') \gset
 SELECT ms AS e_ms, evicted AS e_evicted, flushed AS e_flushed, skipped AS e_skipped
   FROM bench_evict_once(:'query') \gset
-SELECT coalesce(sum(buffers), 0) AS a_buffers FROM cachectl.shared_residency('t') \gset
+SELECT coalesce(sum(shared_blocks), 0) AS a_buffers FROM cachectl.shared_residency('t') \gset
 \echo :b_buffers :b_dirty :e_ms :e_evicted :e_flushed :e_skipped :a_buffers
 SQL
 }

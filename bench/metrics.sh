@@ -138,7 +138,7 @@ for n in $COUNTS; do
     files=$(find "$DATA/base/$(mql -c "SELECT oid FROM pg_database WHERE datname = 'metrics'")" -type f -name '[1-9]*' | wc -l)
 
     IFS='|' read -r sum_ms sum_result top_ms top_rows status_ms list_ms pass_ms <<<"$(mql <<SQL | tail -n1
-SELECT ms AS sum_ms, result AS sum_result FROM bench_median(\$q\$SELECT string_agg(concat_ws(':', kind, shared_bytes, shared_dirty_bytes, os_cached_bytes, double_cached_bytes), ' ') FROM cachectl.database_summary\$q\$, $REPS) \gset
+SELECT ms AS sum_ms, result AS sum_result FROM bench_median(\$q\$SELECT string_agg(concat_ws(':', kind, shared_bytes, shared_dirty_bytes, os_bytes, both_bytes), ' ') FROM cachectl.database_summary\$q\$, $REPS) \gset
 SELECT ms AS top_ms, result AS top_rows FROM bench_median(\$q\$SELECT count(*)::text FROM cachectl.top_relations(10)\$q\$, $REPS) \gset
 SELECT ms AS status_ms FROM bench_median(\$q\$SELECT count(*)::text FROM cachectl.database_status\$q\$, $REPS) \gset
 SELECT ms AS list_ms FROM bench_median(\$q\$SELECT count(*)::text FROM pg_class\$q\$, $REPS) \gset

@@ -152,9 +152,9 @@ measure_tool() {
 counts_line() {
     local label=$1 cs mc pf fc vt os dirty agree
     IFS='|' read -r os cs dirty <<<"$(sql -c "SET cachectl.os_engine = cachestat" \
-        -c "SELECT sum(os_pages), sum(cached_pages), sum(dirty_pages) FROM cachectl.os_residency('t', 'main')")"
+        -c "SELECT sum(size_pages), sum(os_pages), sum(os_dirty_pages) FROM cachectl.os_residency('t', 'main')")"
     mc=$(sql -c "SET cachectl.os_engine = mincore" \
-        -c "SELECT sum(cached_pages) FROM cachectl.os_residency('t', 'main')")
+        -c "SELECT sum(os_pages) FROM cachectl.os_residency('t', 'main')")
     pf=$(sql -c "SELECT sum(pages_mem) FROM pgfincore('t', 'main', false)")
     fc=$(fincore_pages "${T_FILES[@]}")
     vt=$(vmtouch_pages "${T_FILES[@]}")
@@ -163,7 +163,7 @@ counts_line() {
     else
         agree='DISAGREE'
     fi
-    say "  $label, main fork, OS pages: os_pages=$os cachestat=$cs mincore=$mc pgfincore=$pf fincore=$fc vmtouch=$vt ($agree; cachestat dirty=$dirty)"
+    say "  $label, main fork, OS pages: size_pages=$os cachestat=$cs mincore=$mc pgfincore=$pf fincore=$fc vmtouch=$vt ($agree; cachestat dirty=$dirty)"
     LAST_CACHED=$cs LAST_OS_PAGES=$os
 }
 
@@ -201,7 +201,7 @@ emit_info postgresql "$PG_VERSION_STR"
 # with the bytes: pages PostgreSQL wrote 8 KB at a time sit in small folios,
 # pages read back from disk by readahead (cat, a sequential scan) in large
 # ones.  So the fully cached relation is measured in both states.
-Q_OURS="SELECT sum(cached_pages) FROM cachectl.os_residency('t')"
+Q_OURS="SELECT sum(os_pages) FROM cachectl.os_residency('t')"
 Q_PGF="SELECT sum(pages_mem) FROM pgfincore('t', 'main', false)"
 measure_case() {
     local case=$1 round
@@ -293,8 +293,8 @@ FIGURE=residency_sparse
 sql -c "CREATE TABLE big (id int)" -c "INSERT INTO big VALUES (1)" -c "CHECKPOINT"
 B_PATH=$DATA/$(sql -c "SELECT pg_relation_filepath('big')")
 B_FILES=("$B_PATH")
-Q_OURS_BIG="SELECT sum(cached_pages) FROM cachectl.os_residency('big')"
-W_OURS="SELECT sum(cached_pages) FROM cachectl.os_residency('pg_class')"
+Q_OURS_BIG="SELECT sum(os_pages) FROM cachectl.os_residency('big')"
+W_OURS="SELECT sum(os_pages) FROM cachectl.os_residency('pg_class')"
 for segments in $SPARSE_GB; do
     part=$((part + 1))
     say ""

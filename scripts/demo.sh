@@ -36,9 +36,9 @@ echo_sql() { printf '\033[2m%s\033[0m\n' "$1"; cluster_psql -q -c "$1"; }
 
 sql "CREATE EXTENSION pg_cachectl; CREATE EXTENSION pg_prewarm;"
 sql "CREATE VIEW both_layers AS
-     SELECT s.relation, pg_size_pretty(sum(s.buffers) * current_setting('block_size')::int) AS in_shared_buffers,
-            sum(s.dirty_buffers) AS dirty_buffers,
-            (SELECT pg_size_pretty(o.cached_bytes) FROM cachectl.os_residency_total(s.relation) o) AS in_os_cache
+     SELECT s.relation, pg_size_pretty(sum(s.shared_blocks) * current_setting('block_size')::int) AS in_shared_buffers,
+            sum(s.shared_dirty_blocks) AS shared_dirty_blocks,
+            (SELECT pg_size_pretty(o.os_bytes) FROM cachectl.os_residency_total(s.relation) o) AS in_os_cache
      FROM pg_class c, cachectl.shared_residency(c.oid) s
      WHERE c.relname IN ('orders', 'orders_placed_at')
      GROUP BY s.relation ORDER BY s.relation;"
@@ -55,25 +55,25 @@ echo_sql "SELECT pg_size_pretty(pg_relation_size('orders')) AS table_size,
                  cachectl.os_engine() AS engine, cachectl.os_page_size() AS os_page_size;"
 
 say "Just written, the table sits in the kernel's page cache (written at checkpoint) ..."
-echo_sql "SELECT relation, pg_size_pretty(size_bytes) AS size, pg_size_pretty(cached_bytes) AS in_os_cache,
-                 dirty_pages, writeback_pages
+echo_sql "SELECT relation, pg_size_pretty(size_bytes) AS size, pg_size_pretty(os_bytes) AS in_os_cache,
+                 os_dirty_pages, os_writeback_pages
           FROM cachectl.os_residency_total('orders', cascade => true);"
 say "... while shared buffers hold only what the writes left there (bulk writes use a small ring)"
-echo_sql "SELECT relation, fork, blocks, buffers, dirty_buffers, pinned_buffers, round(usage_count_avg::numeric, 2) AS usage_count_avg
+echo_sql "SELECT relation, fork, size_blocks, shared_blocks, shared_dirty_blocks, shared_pinned_blocks, round(usage_count_avg::numeric, 2) AS usage_count_avg
           FROM cachectl.shared_residency('orders', cascade => true);"
 
 say "Per fork and 1 GiB segment file:"
-echo_sql "SELECT fork, segment, path, pg_size_pretty(size_bytes) AS size, os_pages, cached_pages, dirty_pages
+echo_sql "SELECT fork, segment, path, pg_size_pretty(size_bytes) AS size, size_pages, os_pages, os_dirty_pages
           FROM cachectl.os_residency('orders');"
 
 say "Drop the table and its index from the OS cache (dirty pages are written back first, then dropped)"
-echo_sql "SELECT relation, fork, pg_size_pretty(cached_bytes_before) AS cached_before, dirty_pages_before,
-                 pg_size_pretty(cached_bytes_after) AS cached_after
+echo_sql "SELECT relation, fork, pg_size_pretty(os_bytes_before) AS cached_before, os_dirty_pages_before,
+                 pg_size_pretty(os_bytes_after) AS cached_after
           FROM cachectl.os_drop('orders', cascade => true);"
-echo_sql "SELECT relation, pg_size_pretty(cached_bytes) AS in_os_cache FROM cachectl.os_residency_total('orders', cascade => true);"
+echo_sql "SELECT relation, pg_size_pretty(os_bytes) AS in_os_cache FROM cachectl.os_residency_total('orders', cascade => true);"
 
 say "Load 200 MB into shared buffers with pg_prewarm: the kernel caches the same pages on the way"
-echo_sql "SELECT pg_prewarm('orders', 'buffer', 'main', 0, 25599) AS blocks_loaded;"
+echo_sql "SELECT pg_prewarm('orders', 'buffer', 'main', 0, 25599) AS shared_blocks_loaded;"
 echo_sql "SELECT * FROM both_layers;"
 echo "The OS cache was empty before: what it holds now came in with the buffers, so those"
 echo "pages are cached twice, once in shared buffers and once in the page cache."
@@ -92,16 +92,16 @@ echo_sql "SELECT count(*) AS changed_rows_survive FROM orders WHERE notes = 'cha
 echo "Shared buffers are empty for the table; the kernel still caches its pages."
 
 say "Drop the table from the OS cache again, then prefetch all of it (os_prefetch returns once the reads are done)"
-echo_sql "SELECT relation, fork, pg_size_pretty(cached_bytes_before) AS cached_before, pg_size_pretty(cached_bytes_after) AS cached_after
+echo_sql "SELECT relation, fork, pg_size_pretty(os_bytes_before) AS cached_before, pg_size_pretty(os_bytes_after) AS cached_after
           FROM cachectl.os_drop('orders');"
-echo_sql "SELECT relation, fork, blocks_requested, pg_size_pretty(cached_bytes_after) AS cached_after,
-                 pages_pending, seconds
-          FROM cachectl.os_prefetch('orders', fork => 'main');"
-echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders', fork => 'main'), 64) AS orders_in_os_cache;"
+echo_sql "SELECT relation, fork, blocks_requested, pg_size_pretty(os_bytes_after) AS cached_after,
+                 os_pages_pending, seconds
+          FROM cachectl.os_prefetch('orders');"
+echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders'), 64) AS orders_in_os_cache;"
 
 say "Put the page cache back as the snapshot had it: only what pg_prewarm brought in (a prewarm job would do this before the morning peak)"
-echo_sql "SELECT relation, fork, blocks_loaded, blocks_past_end, pages_pending, seconds
-          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true, fork => 'main');"
+echo_sql "SELECT relation, fork, os_blocks_loaded, blocks_past_end, os_pages_pending, seconds
+          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true);"
 echo_sql "SELECT length(replace(map::text, '0', '')) AS cached_blocks_in_snapshot,
                  length(replace(cachectl.os_map('orders', fork => 'main')::text, '0', '')) AS cached_blocks_now,
                  cachectl.os_draw(cachectl.os_map('orders', fork => 'main'), 64) AS orders_in_os_cache
@@ -109,9 +109,9 @@ echo_sql "SELECT length(replace(map::text, '0', '')) AS cached_blocks_in_snapsho
 echo "(The UPDATE added blocks at the end since the snapshot; the map restores the blocks it knew.)"
 
 say "The engines agree (cachestat counts in the kernel; mincore maps the file and asks page by page)"
-echo_sql "SELECT cachectl.os_engine() AS engine, cached_pages FROM cachectl.os_residency('orders', 'main') WHERE segment = 0
+echo_sql "SELECT cachectl.os_engine() AS engine, os_pages FROM cachectl.os_residency('orders', 'main') WHERE segment = 0
           UNION ALL
-          SELECT 'mincore', cached_pages FROM (SELECT set_config('cachectl.os_engine', 'mincore', false)) s,
+          SELECT 'mincore', os_pages FROM (SELECT set_config('cachectl.os_engine', 'mincore', false)) s,
                  cachectl.os_residency('orders', 'main') WHERE segment = 0;"
 
 say "Part 2 — both layers at once, on a 10-million-row table"
@@ -122,7 +122,7 @@ sql "VACUUM ANALYZE events;"
 echo_sql "SELECT pg_size_pretty(pg_relation_size('events')) AS table_size, current_setting('shared_buffers') AS shared_buffers;"
 
 say "Where its blocks are: shared buffers, the OS page cache, both (cached twice), neither"
-echo_sql "SELECT fork, blocks, shared_blocks, os_blocks, both_blocks, neither_blocks,
+echo_sql "SELECT fork, size_blocks, shared_blocks, os_blocks, both_blocks, neither_blocks,
                  pg_size_pretty(both_bytes) AS cached_twice
           FROM cachectl.status('events') WHERE fork = 'main';"
 
@@ -134,7 +134,7 @@ echo_sql "SELECT count(*), round(extract(epoch FROM clock_timestamp() - now())::
 echo_sql "SELECT count(*), round(extract(epoch FROM clock_timestamp() - now())::numeric, 2) AS seconds_warm FROM events;"
 
 say "The sequential scan read through a small ring of shared buffers: the kernel kept the whole table, PostgreSQL almost none of it"
-echo_sql "SELECT fork, blocks, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
+echo_sql "SELECT fork, size_blocks, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
 echo_sql "SELECT cachectl.draw('events', 64);"
 
 say "prewarm into shared buffers (an OS prefetch runs ahead of the reads); the OS keeps a copy: cached twice"
@@ -161,5 +161,5 @@ echo_sql "SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.statu
 
 say "The whole database at a glance (a view: one pass over the pool, no relation locks)"
 echo_sql "SELECT relation, kind, pg_size_pretty(size_bytes) AS size, pg_size_pretty(shared_bytes) AS shared,
-                 pg_size_pretty(os_cached_bytes) AS os_cache, pg_size_pretty(double_cached_bytes) AS cached_twice
+                 pg_size_pretty(os_bytes) AS os_cache, pg_size_pretty(both_bytes) AS cached_twice
           FROM cachectl.database_status ORDER BY size_bytes DESC LIMIT 5;"

@@ -9,8 +9,8 @@ VACUUM layers_t;
 SELECT pg_relation_size('layers_t') / current_setting('block_size')::int AS layers_blocks \gset
 
 -- status: the four states add up to the fork's size, bytes follow blocks.
-SELECT relation, fork, blocks = pg_relation_size('layers_t', fork) / current_setting('block_size')::int AS blocks_match,
-       both_blocks + shared_only_blocks + os_only_blocks + neither_blocks = blocks AS states_add_up,
+SELECT relation, fork, size_blocks = pg_relation_size('layers_t', fork) / current_setting('block_size')::int AS size_blocks_match,
+       both_blocks + shared_only_blocks + os_only_blocks + neither_blocks = size_blocks AS states_add_up,
        shared_blocks = both_blocks + shared_only_blocks AS shared_adds_up,
        os_blocks = both_blocks + os_only_blocks AS os_adds_up,
        shared_bytes = shared_blocks * current_setting('block_size')::int AS shared_bytes_match,
@@ -27,24 +27,24 @@ FROM cachectl.status('layers_t') s WHERE fork = 'main';
 
 -- cold: nothing left in either layer, even of a dirty table
 UPDATE layers_t SET payload = 'changed' WHERE id <= 100;
-SELECT relation, fork, buffers_evicted > 0 AS evicted, buffers_flushed > 0 AS flushed, shared_buffers_left, os_pages_left
+SELECT relation, fork, buffers_evicted > 0 AS evicted, buffers_flushed > 0 AS flushed, shared_blocks_left, os_pages_left
 FROM cachectl.cold('layers_t') WHERE fork = 'main';
-SELECT fork, shared_blocks, os_blocks, neither_blocks = blocks AS all_cold
+SELECT fork, shared_blocks, os_blocks, neither_blocks = size_blocks AS all_cold
 FROM cachectl.status('layers_t') ORDER BY fork;
 SELECT count(*) AS changed_rows FROM layers_t WHERE payload = 'changed';
-SELECT count(*) AS cascade_rows, bool_and(shared_buffers_left = 0 AND os_pages_left = 0) AS all_cold
+SELECT count(*) AS cascade_rows, bool_and(shared_blocks_left = 0 AND os_pages_left = 0) AS all_cold
 FROM cachectl.cold('layers_t', cascade => true);
 
 -- prewarm into shared buffers: the whole small table is there afterwards
 SELECT relation, fork, blocks_requested = :layers_blocks AS all_requested,
        shared_blocks_loaded = :layers_blocks AS all_loaded, os_blocks_loaded
 FROM cachectl.prewarm('layers_t', 'shared', fork => 'main');
-SELECT shared_blocks = blocks AS wholly_in_shared_buffers FROM cachectl.status('layers_t') WHERE fork = 'main';
+SELECT shared_blocks = size_blocks AS wholly_in_shared_buffers FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- and without keeping the OS copy
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
 SELECT shared_blocks_loaded = :layers_blocks AS all_loaded
 FROM cachectl.prewarm('layers_t', 'shared', drop_os_copy => true, fork => 'main');
-SELECT shared_blocks = blocks AS in_shared, os_blocks AS os_copy_blocks, both_blocks
+SELECT shared_blocks = size_blocks AS in_shared, os_blocks AS os_copy_blocks, both_blocks
 FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- into the OS cache only, a block range
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
@@ -54,7 +54,7 @@ SELECT shared_blocks, os_blocks >= 10 AS range_in_os FROM cachectl.status('layer
 -- both layers
 SELECT shared_blocks_loaded = :layers_blocks AS shared_loaded, os_blocks_loaded = :layers_blocks AS os_loaded
 FROM cachectl.prewarm('layers_t', fork => 'main');
-SELECT both_blocks = blocks AS wholly_double_cached FROM cachectl.status('layers_t') WHERE fork = 'main';
+SELECT both_blocks = size_blocks AS wholly_double_cached FROM cachectl.status('layers_t') WHERE fork = 'main';
 -- at most a share of shared_buffers per call
 SELECT count(*) AS cold_forks FROM cachectl.cold('layers_t') \gset
 SET cachectl.prewarm_max_share = 0;
@@ -76,9 +76,9 @@ SELECT split_part(cachectl.draw('layers_t'), E'\n', 2) LIKE '% blocks a characte
 SELECT kind, size_bytes = pg_relation_size('layers_t', 'main') + pg_relation_size('layers_t', 'fsm')
                          + pg_relation_size('layers_t', 'vm') AS size_matches,
        shared_bytes = :layers_blocks * current_setting('block_size')::int AS shared_matches,
-       double_cached_bytes <= least(shared_bytes, os_cached_bytes) AS double_in_bounds
+       both_bytes <= least(shared_bytes, os_bytes) AS double_in_bounds
 FROM cachectl.database_status WHERE relation = 'layers_t'::regclass;
-SELECT count(*) > 100 AS catalogs_too, bool_and(double_cached_bytes <= shared_bytes) AS bounds
+SELECT count(*) > 100 AS catalogs_too, bool_and(both_bytes <= shared_bytes) AS bounds
 FROM cachectl.database_status;
 
 -- cold_database: the whole database cold at once

@@ -36,7 +36,7 @@ SELECT * FROM cachectl.cold('lyr_temp');
 SELECT * FROM cachectl.prewarm('lyr_temp', fork => 'main');
 -- a partitioned table stands for its partitions
 SELECT relation, fork FROM cachectl.status('lyr_p') WHERE fork = 'main';
-SELECT relation, shared_buffers_left, os_pages_left FROM cachectl.cold('lyr_p') WHERE fork = 'main';
+SELECT relation, shared_blocks_left, os_pages_left FROM cachectl.cold('lyr_p') WHERE fork = 'main';
 
 -- NULLs (the rule of os_control_errors): the relation NULL, no row; a
 -- NULL where the default is not NULL, 22004

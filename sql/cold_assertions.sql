@@ -54,23 +54,23 @@ $$;
 -- 1. A plan node's reads.  After cold() no block of orders or its index is
 -- in shared buffers, so a lookup reads the index root, one leaf and one heap
 -- block: 3 reads, no hit, on every machine.
-SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
+SELECT bool_and(shared_blocks_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
 SELECT node_type, relation, index_name, shared_hit, shared_read
 FROM plan_buffers('SELECT * FROM orders WHERE id = 4242');
 -- the same lookup again: the 3 blocks are hits now
 SELECT node_type, shared_hit, shared_read
 FROM plan_buffers('SELECT * FROM orders WHERE id = 4243');
 -- an index-only scan reads root, leaf and the visibility map page instead
-SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
+SELECT bool_and(shared_blocks_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
 SELECT node_type, shared_hit, shared_read
 FROM plan_buffers('SELECT id FROM orders WHERE id = 4242');
 -- a whole sequential scan reads every block once, and dirties none
 SELECT pg_relation_size('orders') / current_setting('block_size')::int AS orders_blocks \gset
-SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
+SELECT bool_and(shared_blocks_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
 SELECT node, node_type, shared_hit, shared_read = :orders_blocks AS reads_every_block, shared_dirtied
 FROM plan_buffers('SELECT count(*) FROM orders');
 -- with blocks 0-99 loaded first, those are hits and the rest reads
-SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
+SELECT bool_and(shared_blocks_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
 SELECT shared_blocks_loaded FROM cachectl.prewarm('orders', 'shared', first_block => 0, last_block => 99, fork => 'main');
 SELECT node_type, shared_hit, shared_hit + shared_read = :orders_blocks AS hit_and_read_cover_the_table
 FROM plan_buffers('SELECT count(*) FROM orders') WHERE relation = 'orders';
@@ -78,18 +78,18 @@ FROM plan_buffers('SELECT count(*) FROM orders') WHERE relation = 'orders';
 -- 2. status() before and after a query: "it brought 3 blocks into shared
 -- buffers and left the OS cache as it was".  The OS cache holds orders and
 -- its index whole, shared buffers none of them.
-SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
-SELECT relation, pages_pending FROM cachectl.os_prefetch('orders', fork => 'main');
-SELECT relation, pages_pending FROM cachectl.os_prefetch('orders_pkey', fork => 'main');
+SELECT bool_and(shared_blocks_left = 0) AS nothing_left FROM cachectl.cold('orders', cascade => true);
+SELECT relation, os_pages_pending FROM cachectl.os_prefetch('orders', fork => 'main');
+SELECT relation, os_pages_pending FROM cachectl.os_prefetch('orders_pkey', fork => 'main');
 CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
 SELECT id, customer FROM orders WHERE id = 4242;
 -- (os_cache_holds_all: every block, but those whose pages the host's reclaim
 -- took since the prefetch, as cachestat counts them; the README shows the
--- plain a.os_blocks = a.blocks)
+-- plain a.os_blocks = a.size_blocks)
 SELECT a.relation, a.fork, a.shared_blocks - b.shared_blocks AS shared_blocks_added,
        a.os_blocks - b.os_blocks AS os_blocks_added,
-       a.blocks - a.os_blocks <= (SELECT coalesce(sum(r.evicted_pages), 0)
+       a.size_blocks - a.os_blocks <= (SELECT coalesce(sum(r.os_evicted_pages), 0)
                                     FROM cachectl.os_residency(a.relation, a.fork) AS r) AS os_cache_holds_all
 FROM cachectl.status('orders', cascade => true) AS a JOIN status_before AS b USING (relation, fork)
 WHERE a.relation IN ('orders'::regclass, 'orders_pkey'::regclass) AND a.fork = 'main'
@@ -123,12 +123,12 @@ BEGIN
     PERFORM cachectl.os_restore('orders_archive', archive_cached, drop_others => true, fork => 'main');
 END
 $$;
-SELECT bool_and(shared_buffers_left = 0) AS nothing_left FROM cachectl.cold('orders_archive');
-SELECT pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49, fork => 'main');
+SELECT bool_and(shared_blocks_left = 0) AS nothing_left FROM cachectl.cold('orders_archive');
+SELECT os_pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49, fork => 'main');
 CREATE TEMP TABLE residency_before AS
-SELECT fork, segment, cached_pages FROM cachectl.os_residency('orders_archive');
+SELECT fork, segment, os_pages FROM cachectl.os_residency('orders_archive');
 CALL refresh_monthly_totals();
-SELECT count(*) AS segment_files, bool_and(a.cached_pages = b.cached_pages) AS os_cache_as_before
+SELECT count(*) AS segment_files, bool_and(a.os_pages = b.os_pages) AS os_cache_as_before
 FROM cachectl.os_residency('orders_archive') AS a JOIN residency_before AS b USING (fork, segment);
 SELECT count(*) AS months, sum(orders) AS orders FROM monthly_totals;
 DROP TABLE residency_before;

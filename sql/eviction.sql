@@ -42,7 +42,7 @@ SELECT ev_buffers('ev_t') + ev_buffers('ev_t_pkey') + ev_buffers(:'ev_toast') + 
 
 -- a dirty page is written before its buffer is dropped: the update survives
 UPDATE ev_t SET doc = 'updated just before evict' WHERE id = 42;
-SELECT dirty_buffers > 0 AS has_dirty FROM cachectl.shared_residency('ev_t', 'main');
+SELECT shared_dirty_blocks > 0 AS has_dirty FROM cachectl.shared_residency('ev_t', 'main');
 SELECT buffers_flushed > 0 AS flushed, buffers_evicted >= buffers_flushed AS consistent
 FROM cachectl.evict('ev_t', 'main');
 SELECT ev_buffers('ev_t') AS table_buffers;
@@ -54,7 +54,7 @@ BEGIN;
 DECLARE ev_cursor CURSOR FOR SELECT id FROM ev_t;  -- a plain scan keeps its page pinned
 FETCH 2 FROM ev_cursor;
 SELECT buffers_skipped >= 1 AS pinned_skipped FROM cachectl.evict('ev_t', 'main');
-SELECT pinned_buffers >= 1 AS still_pinned, buffers >= 1 AS still_cached FROM cachectl.shared_residency('ev_t', 'main');
+SELECT shared_pinned_blocks >= 1 AS still_pinned, shared_blocks >= 1 AS still_cached FROM cachectl.shared_residency('ev_t', 'main');
 -- evict_buffer says why it left the pinned buffer alone
 SELECT bufferid AS ev_pinned_buffer FROM pg_buffercache
 WHERE relfilenode = pg_relation_filenode('ev_t') AND relforknumber = 0 AND pinning_backends > 0 LIMIT 1 \gset

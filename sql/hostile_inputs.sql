@@ -262,12 +262,12 @@ SELECT * FROM cachectl_internal.prewarm_runs('hi_t', 'main', '{[0,35)}', 'shared
 RESET statement_timeout;
 
 -- Maps of the wrong length: what lies past the fork is counted, not loaded.
-SELECT m.bits, r.blocks_loaded, r.blocks_past_end
+SELECT m.bits, r.os_blocks_loaded, r.blocks_past_end
   FROM (VALUES (0), (1), (34), (35), (36), (1000000)) AS m (bits),
        cachectl.os_restore('hi_t', repeat('1', m.bits)::varbit, fork => 'main') AS r
  ORDER BY m.bits;
-SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_t', repeat('1', 1000)::varbit, 'fsm');
-SELECT blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_empty', repeat('1', 1000)::varbit, fork => 'main');
+SELECT os_blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_t', repeat('1', 1000)::varbit, 'fsm');
+SELECT os_blocks_loaded, blocks_past_end FROM cachectl.os_restore('hi_empty', repeat('1', 1000)::varbit, fork => 'main');
 
 -- The procedure: labels, targets, throttles, a transaction block.
 SELECT count(*) FROM cachectl.prewarm('hi_t', 'both', fork => 'main');

@@ -19,13 +19,31 @@ SELECT pg_get_function_arguments('cachectl.top_relations'::regproc) AS arguments
 
 -- the summary is database_status summed per kind (the same walk's figures)
 SELECT count(*) FROM cachectl.database_summary \g /dev/null
-SELECT (SELECT row(sum(size_bytes), sum(shared_bytes), sum(os_cached_bytes), sum(double_cached_bytes))
+SELECT (SELECT row(sum(size_bytes), sum(shared_bytes), sum(os_bytes), sum(both_bytes))
         FROM cachectl.database_summary)
-     = (SELECT row(sum(size_bytes), sum(shared_bytes), sum(os_cached_bytes), sum(double_cached_bytes))
+     = (SELECT row(sum(size_bytes), sum(shared_bytes), sum(os_bytes), sum(both_bytes))
         FROM cachectl.database_status) AS summary_matches_status;
-SELECT bool_and(shared_dirty_bytes <= shared_bytes AND double_cached_bytes <= shared_bytes
-                AND double_cached_bytes <= os_cached_bytes) AS bounds_hold
+SELECT bool_and(shared_dirty_bytes <= shared_bytes AND both_bytes <= shared_bytes
+                AND both_bytes <= os_bytes) AS bounds_hold
 FROM cachectl.database_summary;
+
+-- one vocabulary of kinds: database_status names each relation's kind as
+-- database_summary counts it (a TOAST table's own index is an index)
+CREATE SEQUENCE metrics_seq;
+CREATE MATERIALIZED VIEW metrics_mv AS SELECT 1 AS one;
+SELECT d.kind, count(*) AS relations
+FROM cachectl.database_status AS d
+WHERE d.relation::oid IN ('metrics_t'::regclass, 'metrics_t_pkey'::regclass, 'metrics_seq'::regclass,
+                          'metrics_mv'::regclass,
+                          (SELECT reltoastrelid FROM pg_class WHERE oid = 'metrics_t'::regclass),
+                          (SELECT i.indexrelid FROM pg_index AS i, pg_class AS c
+                           WHERE c.oid = 'metrics_t'::regclass AND i.indrelid = c.reltoastrelid))
+GROUP BY d.kind ORDER BY d.kind;
+SELECT (SELECT array_agg(kind || ':' || relations ORDER BY kind) FROM cachectl.database_summary WHERE relations > 0)
+     = (SELECT array_agg(kind || ':' || relations ORDER BY kind)
+        FROM (SELECT kind, count(*) AS relations FROM cachectl.database_status GROUP BY kind) AS k)
+       AS summary_counts_status_kinds;
+SELECT string_agg(kind, ', ') AS kinds FROM cachectl.database_summary;
 
 -- a known state: the table cold, then all of it in shared buffers only
 SELECT count(*) FROM cachectl.cold('metrics_t', cascade => true) \g /dev/null
@@ -76,7 +94,7 @@ RESET ROLE;
 CREATE SCHEMA metrics_plant;
 CREATE FUNCTION metrics_plant.database_summary(OUT database name, OUT kind text, OUT relations int8,
     OUT size_bytes int8, OUT shared_bytes int8, OUT shared_dirty_bytes int8,
-    OUT os_cached_bytes int8, OUT double_cached_bytes int8)
+    OUT os_bytes int8, OUT both_bytes int8)
 RETURNS SETOF record LANGUAGE sql AS $$ SELECT 'planted'::name, 'planted', 0::int8, 0::int8, 0::int8, 0::int8, 0::int8, 0::int8 $$;
 SET search_path = metrics_plant, public;
 SELECT count(*) AS kinds, bool_and(database = current_database()) AS not_planted FROM cachectl.database_summary;
@@ -86,5 +104,7 @@ DROP SCHEMA metrics_plant CASCADE;
 REVOKE SELECT ON metrics_t FROM regress_metrics_monitor;
 DROP ROLE regress_metrics_monitor;
 DROP ROLE regress_metrics_nobody;
+DROP MATERIALIZED VIEW metrics_mv;
+DROP SEQUENCE metrics_seq;
 DROP TABLE metrics_t;
 DROP EXTENSION pg_cachectl;

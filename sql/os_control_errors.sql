@@ -105,13 +105,13 @@ RESET ROLE;
 SET ROLE regress_ctl_operator;
 SELECT count(*) FROM cachectl.os_drop('ctl_t');
 SELECT count(*) FROM cachectl.os_prefetch('ctl_t', fork => 'main');
-SELECT (cachectl.os_restore('ctl_t', B'1', fork => 'main')).blocks_loaded;
+SELECT (cachectl.os_restore('ctl_t', B'1', fork => 'main')).os_blocks_loaded;
 RESET ROLE;
 GRANT SELECT ON ctl_t TO regress_ctl_operator;
 SET ROLE regress_ctl_operator;
-SELECT relation, fork, cached_pages_after FROM cachectl.os_drop('ctl_t', 'main');
-SELECT relation, fork, pages_pending FROM cachectl.os_prefetch('ctl_t', fork => 'main');
-SELECT blocks_loaded FROM cachectl.os_restore('ctl_t', B'1', fork => 'main');
+SELECT relation, fork, os_pages_after FROM cachectl.os_drop('ctl_t', 'main');
+SELECT relation, fork, os_pages_pending FROM cachectl.os_prefetch('ctl_t', fork => 'main');
+SELECT os_blocks_loaded FROM cachectl.os_restore('ctl_t', B'1', fork => 'main');
 RESET ROLE;
 
 \set VERBOSITY default

@@ -11,8 +11,8 @@ CHECKPOINT;            -- written back: nothing dirty in the OS cache
 SELECT fork, segment,
        path = pg_relation_filepath('residency_t') || CASE fork WHEN 'main' THEN '' ELSE '_' || fork END AS path_matches,
        size_bytes = pg_relation_size('residency_t', fork) AS size_matches,
-       os_pages = ceil(size_bytes::numeric / cachectl.os_page_size()) AS os_pages_match,
-       cached_pages BETWEEN 0 AND os_pages AS cached_in_bounds
+       size_pages = ceil(size_bytes::numeric / cachectl.os_page_size()) AS os_pages_match,
+       os_pages BETWEEN 0 AND size_pages AS cached_in_bounds
 FROM cachectl.os_residency('residency_t')
 ORDER BY fork, segment;
 
@@ -21,24 +21,24 @@ SELECT fork, segment FROM cachectl.os_residency('residency_t', 'vm');
 SELECT fork, segment FROM cachectl.os_residency('residency_t', fork => 'main');
 
 -- A table just written and checkpointed sits in the OS cache.
-SELECT cached_pages > 0 AS main_is_cached FROM cachectl.os_residency('residency_t', 'main');
+SELECT os_pages > 0 AS main_is_cached FROM cachectl.os_residency('residency_t', 'main');
 
 -- The cachestat-only counters: NULL with mincore, consistent with cachestat.
 SET cachectl.os_engine = mincore;
-SELECT fork, dirty_pages IS NULL AS dirty_null, writeback_pages IS NULL AS writeback_null,
-       evicted_pages IS NULL AS evicted_null, recently_evicted_pages IS NULL AS recent_null
+SELECT fork, os_dirty_pages IS NULL AS dirty_null, os_writeback_pages IS NULL AS writeback_null,
+       os_evicted_pages IS NULL AS evicted_null, os_recently_evicted_pages IS NULL AS recent_null
 FROM cachectl.os_residency('residency_t') ORDER BY fork;
 CREATE TEMP TABLE by_mincore AS
-    SELECT fork, segment, size_bytes, os_pages FROM cachectl.os_residency('residency_t');
+    SELECT fork, segment, size_bytes, size_pages FROM cachectl.os_residency('residency_t');
 RESET cachectl.os_engine;
 
 -- Both engines see the same files; with cachestat, the counters obey their
 -- bounds (checked whichever engine auto chose here).
-SELECT r.fork, r.size_bytes = m.size_bytes AS same_size, r.os_pages = m.os_pages AS same_pages,
-       cachectl.os_engine() = 'mincore' OR (r.dirty_pages BETWEEN 0 AND r.cached_pages
-                                            AND r.writeback_pages >= 0
-                                            AND r.evicted_pages >= 0
-                                            AND r.recently_evicted_pages BETWEEN 0 AND r.evicted_pages) AS counters_sane
+SELECT r.fork, r.size_bytes = m.size_bytes AS same_size, r.size_pages = m.size_pages AS same_pages,
+       cachectl.os_engine() = 'mincore' OR (r.os_dirty_pages BETWEEN 0 AND r.os_pages
+                                            AND r.os_writeback_pages >= 0
+                                            AND r.os_evicted_pages >= 0
+                                            AND r.os_recently_evicted_pages BETWEEN 0 AND r.os_evicted_pages) AS counters_sane
 FROM cachectl.os_residency('residency_t') r JOIN by_mincore m USING (fork, segment)
 ORDER BY r.fork;
 
@@ -56,11 +56,11 @@ EXCEPTION WHEN feature_not_supported THEN
 END $$;
 SELECT forced_cachestat_behaves();
 
--- Totals: the sum of the rows, and cached_bytes in bytes.
-SELECT t.relation, t.size_bytes = s.size_bytes AS size_sums, t.os_pages = s.os_pages AS pages_sum,
-       t.cached_bytes = t.cached_pages * cachectl.os_page_size() AS bytes_match
+-- Totals: the sum of the rows, and os_bytes in bytes.
+SELECT t.relation, t.size_bytes = s.size_bytes AS size_sums, t.size_pages = s.size_pages AS pages_sum,
+       t.os_bytes = t.os_pages * cachectl.os_page_size() AS bytes_match
 FROM cachectl.os_residency_total('residency_t') t,
-     (SELECT sum(size_bytes) AS size_bytes, sum(os_pages) AS os_pages
+     (SELECT sum(size_bytes) AS size_bytes, sum(size_pages) AS size_pages
       FROM cachectl.os_residency('residency_t')) s;
 
 -- NULL relation: no rows; NULL fork: every fork.

@@ -2,14 +2,17 @@
 
 \echo Use "CREATE EXTENSION pg_cachectl" to load this file. \quit
 
--- Units: every count names its unit as one word of its name.  blocks and
--- buffers are block_size (BLCKSZ, 8 KB) units: blocks of a fork (blocks,
--- shared_blocks, shared_dirty_blocks, blocks_loaded), buffers of the shared
--- pool (buffers, dirty_buffers, pinned_buffers, buffers_evicted,
--- shared_buffers_left); pages are OS pages of os_page_size() bytes
--- (cached_pages, os_dirty_pages, os_pages_left); bytes are bytes (size_bytes,
--- shared_bytes).  Counts of other things name the thing (relations,
--- rows_recorded); flags (evicted, flushed) and seconds are not counts.
+-- Names: every column is <layer>_<what>_<unit> (README, "Vocabulary").  The
+-- layer is shared (PostgreSQL shared buffers), os (the OS page cache) or both
+-- (in both at once: cached twice); a fork's own size has the layer size.  The
+-- unit is blocks (block_size, 8 KB: size_blocks, shared_blocks,
+-- shared_dirty_blocks, os_blocks_loaded, shared_blocks_left), pages (OS pages
+-- of os_page_size() bytes: size_pages, os_pages, os_dirty_pages,
+-- os_pages_left) or bytes (size_bytes, shared_bytes, os_bytes, both_bytes).
+-- Actions on shared buffers count buffers (buffers_evicted, buffers_flushed,
+-- buffers_skipped, buffers_failed).  Counts of other things name the thing
+-- (relations, rows_recorded); flags (evicted, flushed) and seconds are not
+-- counts.
 
 -- The schema is created here, so it belongs to the extension: a cachectl
 -- schema made beforehand (by anyone with CREATE on the database, who would
@@ -67,12 +70,12 @@ CREATE FUNCTION cachectl.os_residency(
     OUT segment int4,
     OUT path text,
     OUT size_bytes int8,
+    OUT size_pages int8,
     OUT os_pages int8,
-    OUT cached_pages int8,
-    OUT dirty_pages int8,
-    OUT writeback_pages int8,
-    OUT evicted_pages int8,
-    OUT recently_evicted_pages int8)
+    OUT os_dirty_pages int8,
+    OUT os_writeback_pages int8,
+    OUT os_evicted_pages int8,
+    OUT os_recently_evicted_pages int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
@@ -88,13 +91,13 @@ CREATE FUNCTION cachectl.os_residency_total(
     cascade boolean DEFAULT false,
     OUT relation regclass,
     OUT size_bytes int8,
+    OUT size_pages int8,
     OUT os_pages int8,
-    OUT cached_pages int8,
-    OUT cached_bytes int8,
-    OUT dirty_pages int8,
-    OUT writeback_pages int8,
-    OUT evicted_pages int8,
-    OUT recently_evicted_pages int8)
+    OUT os_bytes int8,
+    OUT os_dirty_pages int8,
+    OUT os_writeback_pages int8,
+    OUT os_evicted_pages int8,
+    OUT os_recently_evicted_pages int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_residency_total'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
@@ -110,12 +113,12 @@ CREATE FUNCTION cachectl.os_drop(
     cascade boolean DEFAULT false,
     OUT relation regclass,
     OUT fork text,
-    OUT cached_pages_before int8,
-    OUT cached_bytes_before int8,
-    OUT dirty_pages_before int8,
-    OUT dirty_bytes_before int8,
-    OUT cached_pages_after int8,
-    OUT cached_bytes_after int8)
+    OUT os_pages_before int8,
+    OUT os_bytes_before int8,
+    OUT os_dirty_pages_before int8,
+    OUT os_dirty_bytes_before int8,
+    OUT os_pages_after int8,
+    OUT os_bytes_after int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_drop'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
@@ -134,9 +137,9 @@ CREATE FUNCTION cachectl.os_prefetch(
     OUT relation regclass,
     OUT fork text,
     OUT blocks_requested int8,
-    OUT cached_pages_after int8,
-    OUT cached_bytes_after int8,
-    OUT pages_pending int8,
+    OUT os_pages_after int8,
+    OUT os_bytes_after int8,
+    OUT os_pages_pending int8,
     OUT seconds float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_prefetch'
@@ -167,10 +170,10 @@ CREATE FUNCTION cachectl.os_restore(
     wait boolean DEFAULT true,
     OUT relation regclass,
     OUT fork text,
-    OUT blocks_loaded int8,
+    OUT os_blocks_loaded int8,
     OUT blocks_past_end int8,
-    OUT cached_pages_after int8,
-    OUT pages_pending int8,
+    OUT os_pages_after int8,
+    OUT os_pages_pending int8,
     OUT seconds float8)
 RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_os_restore'
@@ -199,7 +202,7 @@ CREATE FUNCTION cachectl.status(
     cascade boolean DEFAULT false,
     OUT relation regclass,
     OUT fork text,
-    OUT blocks int8,
+    OUT size_blocks int8,
     OUT shared_blocks int8,
     OUT os_blocks int8,
     OUT both_blocks int8,
@@ -226,8 +229,8 @@ CREATE FUNCTION cachectl.database_status(
     OUT kind text,
     OUT size_bytes int8,
     OUT shared_bytes int8,
-    OUT os_cached_bytes int8,
-    OUT double_cached_bytes int8)
+    OUT os_bytes int8,
+    OUT both_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_database_status'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
@@ -237,7 +240,7 @@ REVOKE ALL ON FUNCTION cachectl.database_status() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.database_status() TO pg_read_all_stats;
 
 CREATE VIEW cachectl.database_status AS
-    SELECT relation, kind, size_bytes, shared_bytes, os_cached_bytes, double_cached_bytes
+    SELECT relation, kind, size_bytes, shared_bytes, os_bytes, both_bytes
     FROM cachectl.database_status();
 COMMENT ON VIEW cachectl.database_status IS
     'Every relation of the current database (for pg_read_all_stats; others see those they may SELECT): size, shared-buffer, OS-cache and double-cached bytes.';
@@ -281,13 +284,13 @@ CREATE FUNCTION cachectl.cold(
     OUT fork text,
     OUT buffers_evicted int8,
     OUT buffers_flushed int8,
-    OUT shared_buffers_left int8,
+    OUT shared_blocks_left int8,
     OUT os_pages_left int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_cold'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 4;
 COMMENT ON FUNCTION cachectl.cold(regclass, boolean) IS
-    'Evicts a relation set from shared buffers and drops it from the OS page cache, reporting buffers and OS pages left per fork; superuser until granted, and needs SELECT on the table.';
+    'Evicts a relation set from shared buffers and drops it from the OS page cache, reporting the blocks and OS pages left per fork; superuser until granted, and needs SELECT on the table.';
 REVOKE ALL ON FUNCTION cachectl.cold(regclass, boolean) FROM PUBLIC;
 
 CREATE FUNCTION cachectl.cold_database(
@@ -383,28 +386,28 @@ COMMENT ON FUNCTION cachectl_internal.system_identifier() IS
 -- (pg_control_system(), which says the same, is public too)
 GRANT EXECUTE ON FUNCTION cachectl_internal.system_identifier() TO PUBLIC;
 
--- Shared-buffer residency per relation fork: the fork's size in blocks, the
--- buffers holding its pages, how many are dirty or pinned, their mean usage
--- count; the figures one compares with the OS cache also in bytes.
+-- Shared-buffer residency per relation fork: the fork's size in blocks, how
+-- many of them shared buffers hold, how many are dirty or pinned, their mean
+-- usage count; the figures one compares with the OS cache also in bytes.
 CREATE FUNCTION cachectl.shared_residency(
     rel regclass,
     fork text DEFAULT NULL,
     cascade boolean DEFAULT false,
     OUT relation regclass,
     OUT fork text,
-    OUT blocks int8,
+    OUT size_blocks int8,
     OUT size_bytes int8,
-    OUT buffers int8,
-    OUT cached_bytes int8,
-    OUT dirty_buffers int8,
-    OUT dirty_bytes int8,
-    OUT pinned_buffers int8,
+    OUT shared_blocks int8,
+    OUT shared_bytes int8,
+    OUT shared_dirty_blocks int8,
+    OUT shared_dirty_bytes int8,
+    OUT shared_pinned_blocks int8,
     OUT usage_count_avg float8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_shared_residency'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.shared_residency(regclass, text, boolean) IS
-'Reports per relation fork how many blocks shared buffers hold, dirty and pinned, in buffers of block_size bytes and in bytes; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
+'Reports per relation fork how many of its blocks shared buffers hold, dirty and pinned, in blocks of block_size bytes and in bytes; granted to pg_read_all_stats, which reports on every relation (others need SELECT on the table).';
 REVOKE ALL ON FUNCTION cachectl.shared_residency(regclass, text, boolean) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.shared_residency(regclass, text, boolean) TO pg_read_all_stats;
 
@@ -1051,19 +1054,19 @@ CREATE FUNCTION cachectl.database_summary(
     OUT size_bytes int8,
     OUT shared_bytes int8,
     OUT shared_dirty_bytes int8,
-    OUT os_cached_bytes int8,
-    OUT double_cached_bytes int8)
+    OUT os_bytes int8,
+    OUT both_bytes int8)
 RETURNS SETOF record
 AS 'MODULE_PATHNAME', 'pg_cachectl_database_summary'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 4;
 COMMENT ON FUNCTION cachectl.database_summary() IS
-    'Reports the current database per relation kind (table, index, toast, other): relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both, over every relation; granted to pg_read_all_stats (so pg_monitor), its EXECUTE grant alone covers it.';
+    'Reports the current database per relation kind (table, index, toast, sequence, materialized_view, other): relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both, over every relation; granted to pg_read_all_stats (so pg_monitor), its EXECUTE grant alone covers it.';
 REVOKE ALL ON FUNCTION cachectl.database_summary() FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.database_summary() TO pg_read_all_stats;
 
 CREATE VIEW cachectl.database_summary AS
     SELECT database, kind, relations, size_bytes, shared_bytes, shared_dirty_bytes,
-           os_cached_bytes, double_cached_bytes
+           os_bytes, both_bytes
     FROM cachectl.database_summary();
 COMMENT ON VIEW cachectl.database_summary IS
     'The current database per relation kind: relations, file bytes, shared-buffer bytes (dirty too), OS-cache bytes and bytes cached in both.';

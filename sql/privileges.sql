@@ -68,7 +68,7 @@ SET ROLE regress_cachectl_stats;
 SELECT count(*) FROM cachectl.shared_residency('priv_t');
 RESET ROLE;
 SET ROLE regress_cachectl_reader;
-SELECT fork, buffers >= 0 AS reported FROM cachectl.shared_residency('priv_t', 'main');
+SELECT fork, shared_blocks >= 0 AS reported FROM cachectl.shared_residency('priv_t', 'main');
 RESET ROLE;
 
 -- actions are superuser-only by default, even for pg_read_all_stats ...

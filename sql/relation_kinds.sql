@@ -11,7 +11,7 @@ FROM generate_series(1, 50) g;
 CREATE FUNCTION kinds_rows(rel regclass)
 RETURNS TABLE (fork text, segment int, size_matches boolean, cached_in_bounds boolean)
 LANGUAGE sql AS $$
-    SELECT fork, segment, size_bytes = pg_relation_size(rel, fork), cached_pages BETWEEN 0 AND os_pages
+    SELECT fork, segment, size_bytes = pg_relation_size(rel, fork), os_pages BETWEEN 0 AND size_pages
     FROM cachectl.os_residency(rel) ORDER BY fork, segment
 $$;
 
@@ -33,11 +33,11 @@ CREATE MATERIALIZED VIEW kinds_mv AS SELECT id FROM kinds_t;
 -- (main only: from PostgreSQL 18 on, a populated materialized view also has a vm fork)
 SELECT * FROM kinds_rows('kinds_mv') WHERE fork = 'main';
 CREATE MATERIALIZED VIEW kinds_mv_empty AS SELECT id FROM kinds_t WITH NO DATA;
-SELECT fork, segment, size_bytes, os_pages, cached_pages FROM cachectl.os_residency('kinds_mv_empty');
+SELECT fork, segment, size_bytes, size_pages, os_pages FROM cachectl.os_residency('kinds_mv_empty');
 
 -- an empty table: one zero-length row for main; no fsm/vm forks yet
 CREATE TABLE kinds_empty (id int);
-SELECT fork, segment, size_bytes, os_pages, cached_pages FROM cachectl.os_residency('kinds_empty');
+SELECT fork, segment, size_bytes, size_pages, os_pages FROM cachectl.os_residency('kinds_empty');
 -- a fork that does not exist gives no row
 SELECT count(*) AS fsm_rows FROM cachectl.os_residency('kinds_empty', 'fsm');
 

@@ -34,14 +34,14 @@ SELECT pg_relation_size('snap_t') / current_setting('block_size')::int AS snap_b
 SELECT :snap_blocks > 120 AS big_enough;
 -- cold in both layers ...
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
-SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+SELECT bool_and(os_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
 SELECT bit_count(cachectl.os_map('snap_t', fork => 'main')) AS os_blocks;
 -- ... then blocks 30-39 read into shared buffers (a TID scan reads just
 -- those), blocks 0-9 and 100-104 into the OS cache only
 SELECT count(*) FROM snap_t WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(30, 39) b));
-SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 0, last_block => 9, fork => 'main');
-SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 100, last_block => 104, fork => 'main');
+SELECT os_pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 0, last_block => 9, fork => 'main');
+SELECT os_pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 100, last_block => 104, fork => 'main');
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_now
 FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t', fork => 'main') AS os_map_before \gset
@@ -72,7 +72,7 @@ SELECT (SELECT blocks FROM cachectl.snapshot WHERE label = 'regress' AND layer =
 
 -- ---- make it cold, restore, compare both maps ----
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
-SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+SELECT bool_and(os_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
 SELECT bit_count(cachectl.os_map('snap_t', fork => 'main')) AS os_blocks;
 CALL cachectl.restore('regress') \gset restored_
@@ -86,13 +86,13 @@ FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork =
 SELECT cachectl.os_map('snap_t', fork => 'main') = :'os_map_before'::varbit AS os_map_reproduced;
 -- one layer only
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
-SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+SELECT bool_and(os_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 CALL cachectl.restore('regress', target => 'shared') \gset restored_
 SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded AS os_loaded;
 SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_after
 FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
-SELECT bool_and(cached_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
+SELECT bool_and(os_pages_after = 0) AS dropped FROM cachectl.os_drop('snap_t');
 CALL cachectl.restore('regress', target => 'os', max_mb_per_sec => 1000) \gset restored_
 SELECT :restored_shared_blocks_loaded AS shared_loaded, :restored_os_blocks_loaded > 0 AS os_loaded;
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]);
@@ -102,7 +102,7 @@ SELECT cachectl.os_map('snap_t', fork => 'main') = :'os_map_before'::varbit AS o
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
 SELECT shared_blocks_loaded FROM cachectl.prewarm('snap_t', 'shared', first_block => 60, last_block => 69,
                                                   drop_os_copy => true, fork => 'main');
-SELECT pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 80, last_block => 84, fork => 'main');
+SELECT os_pages_pending FROM cachectl.os_prefetch('snap_t', first_block => 80, last_block => 84, fork => 'main');
 SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('snap_t') WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t', fork => 'main') AS os_map_exact \gset
 SELECT relations FROM cachectl.snapshot('exact', ARRAY['snap_t'::regclass]);
@@ -190,7 +190,7 @@ SELECT relations FROM cachectl.snapshot('mix', ARRAY['mix_local'::regclass]);
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict_relations(ARRAY['mix_tst', 'mix_secret', 'mix_local']::regclass[]);
 CALL cachectl.restore('mix', 'shared') \gset mix_
 SELECT :mix_relations_warmed AS warmed, :mix_relations_remapped AS remapped, :'mix_matched_by' AS matched_by;
-SELECT r.relname, s.buffers > 0 AS loaded
+SELECT r.relname, s.shared_blocks > 0 AS loaded
   FROM (VALUES ('mix_tst'), ('mix_secret'), ('mix_local')) AS r (relname),
        LATERAL cachectl.shared_residency(r.relname::regclass, 'main') AS s
  ORDER BY 1;

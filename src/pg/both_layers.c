@@ -36,7 +36,7 @@ PG_FUNCTION_INFO_V1(pg_cachectl_draw);
 
 /*
  * cachectl.status(rel regclass, cascade boolean DEFAULT false)
- *   RETURNS TABLE (relation regclass, fork text, blocks int8, shared_blocks int8,
+ *   RETURNS TABLE (relation regclass, fork text, size_blocks int8, shared_blocks int8,
  *                  os_blocks int8, both_blocks int8, shared_only_blocks int8,
  *                  os_only_blocks int8, neither_blocks int8,
  *                  shared_dirty_blocks int8, os_dirty_pages int8,

@@ -41,8 +41,8 @@ typedef struct RelationTotals
 {
 	int64		size_bytes;
 	int64		shared_bytes;
-	int64		os_cached_bytes;
-	int64		double_cached_bytes;
+	int64		os_bytes;
+	int64		both_bytes;
 } RelationTotals;
 
 typedef struct RelationTotalsOf
@@ -59,15 +59,14 @@ add_to_relation(const DatabaseForkCache *fork, void *argument)
 
 	totals->size_bytes += fork->size_bytes;
 	totals->shared_bytes += fork->shared_bytes;
-	totals->os_cached_bytes += fork->os_cached_bytes;
-	totals->double_cached_bytes += fork->double_cached_bytes;
+	totals->os_bytes += fork->os_bytes;
+	totals->both_bytes += fork->both_bytes;
 }
 
 /*
  * cachectl.database_status()
  *   RETURNS TABLE (relation regclass, kind text, size_bytes int8,
- *                  shared_bytes int8, os_cached_bytes int8,
- *                  double_cached_bytes int8)
+ *                  shared_bytes int8, os_bytes int8, both_bytes int8)
  *
  * Every relation with storage of the current database that the user may
  * read (on the table, for an index or TOAST relation), others left out
@@ -94,11 +93,11 @@ pg_cachectl_database_status(PG_FUNCTION_ARGS)
 		bool		nulls[DATABASE_STATUS_COLUMNS] = {false};
 
 		values[0] = ObjectIdGetDatum(relations[i].relid);
-		values[1] = CStringGetTextDatum(database_relation_kind(relations[i].relkind));
+		values[1] = CStringGetTextDatum(database_relation_kind_name(database_relation_kind(relations[i].relkind)));
 		values[2] = Int64GetDatum(totals->size_bytes);
 		values[3] = Int64GetDatum(totals->shared_bytes);
-		values[4] = Int64GetDatum(totals->os_cached_bytes);
-		values[5] = Int64GetDatum(totals->double_cached_bytes);
+		values[4] = Int64GetDatum(totals->os_bytes);
+		values[5] = Int64GetDatum(totals->both_bytes);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	pfree(of.totals);
@@ -118,69 +117,37 @@ pg_cachectl_snapshot_database_status(PG_FUNCTION_ARGS)
 	return pg_cachectl_database_status(fcinfo);
 }
 
-/* The kinds a summary has a row for, in output order. */
-typedef enum MetricKind
-{
-	METRIC_KIND_TABLE,
-	METRIC_KIND_INDEX,
-	METRIC_KIND_TOAST,
-	METRIC_KIND_OTHER
-} MetricKind;
-
-#define METRIC_KIND_COUNT (METRIC_KIND_OTHER + 1)
-
-static const char *const metric_kind_names[METRIC_KIND_COUNT] = {"table", "index", "toast", "other"};
-
-/*
- * The kind label of a relation, by relkind: a TOAST table's own index is an
- * index; materialized views and sequences are "other".
- */
-static MetricKind
-metric_kind(char relkind)
-{
-	switch (relkind)
-	{
-		case RELKIND_RELATION:
-			return METRIC_KIND_TABLE;
-		case RELKIND_INDEX:
-			return METRIC_KIND_INDEX;
-		case RELKIND_TOASTVALUE:
-			return METRIC_KIND_TOAST;
-		default:
-			return METRIC_KIND_OTHER;
-	}
-}
-
 typedef struct KindTotals
 {
 	int64		relations;
 	int64		size_bytes;
 	int64		shared_bytes;
 	int64		shared_dirty_bytes;
-	int64		os_cached_bytes;
-	int64		double_cached_bytes;
+	int64		os_bytes;
+	int64		both_bytes;
 } KindTotals;
 
 static void
 add_to_kind(const DatabaseForkCache *fork, void *argument)
 {
-	KindTotals *totals = &((KindTotals *) argument)[metric_kind(fork->relation->relkind)];
+	KindTotals *totals = &((KindTotals *) argument)[database_relation_kind(fork->relation->relkind)];
 
 	totals->size_bytes += fork->size_bytes;
 	totals->shared_bytes += fork->shared_bytes;
 	totals->shared_dirty_bytes += fork->shared_dirty_bytes;
-	totals->os_cached_bytes += fork->os_cached_bytes;
-	totals->double_cached_bytes += fork->double_cached_bytes;
+	totals->os_bytes += fork->os_bytes;
+	totals->both_bytes += fork->both_bytes;
 }
 
 /*
  * cachectl.database_summary()
  *   RETURNS TABLE (database name, kind text, relations int8, size_bytes int8,
  *                  shared_bytes int8, shared_dirty_bytes int8,
- *                  os_cached_bytes int8, double_cached_bytes int8)
+ *                  os_bytes int8, both_bytes int8)
  *
- * One row per kind (table, index, toast, other), zeros included, so a
- * scraper's series never disappear.  Sums over every relation with storage
+ * One row per kind (table, index, toast, sequence, materialized_view, other:
+ * database_relations.h's order), zeros included, so a scraper's series never
+ * disappear.  Sums over every relation with storage
  * of the current database, whoever may read it: the EXECUTE grant covers a
  * figure per kind, as it does the database-wide actions.
  */
@@ -188,7 +155,7 @@ Datum
 pg_cachectl_database_summary(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-	KindTotals	totals[METRIC_KIND_COUNT];
+	KindTotals	totals[RELATION_KIND_COUNT];
 	DatabaseRelation *relations;
 	int			relation_count;
 	char	   *database = get_database_name(MyDatabaseId);
@@ -197,23 +164,23 @@ pg_cachectl_database_summary(PG_FUNCTION_ARGS)
 	memset(totals, 0, sizeof(totals));
 	relations = database_relations_list(DATABASE_RELATIONS_ALL, &relation_count);
 	for (int i = 0; i < relation_count; i++)
-		totals[metric_kind(relations[i].relkind)].relations++;
+		totals[database_relation_kind(relations[i].relkind)].relations++;
 	database_cache_walk(relations, relation_count, add_to_kind, totals);
 
-	for (int kind = 0; kind < METRIC_KIND_COUNT; kind++)
+	for (int kind = 0; kind < RELATION_KIND_COUNT; kind++)
 	{
 		Datum		values[SUMMARY_COLUMNS];
 		bool		nulls[SUMMARY_COLUMNS] = {false};
 
 		/* name is fixed-length: pass it as the type's own representation */
 		values[0] = DirectFunctionCall1(namein, CStringGetDatum(database));
-		values[1] = CStringGetTextDatum(metric_kind_names[kind]);
+		values[1] = CStringGetTextDatum(database_relation_kind_name(kind));
 		values[2] = Int64GetDatum(totals[kind].relations);
 		values[3] = Int64GetDatum(totals[kind].size_bytes);
 		values[4] = Int64GetDatum(totals[kind].shared_bytes);
 		values[5] = Int64GetDatum(totals[kind].shared_dirty_bytes);
-		values[6] = Int64GetDatum(totals[kind].os_cached_bytes);
-		values[7] = Int64GetDatum(totals[kind].double_cached_bytes);
+		values[6] = Int64GetDatum(totals[kind].os_bytes);
+		values[7] = Int64GetDatum(totals[kind].both_bytes);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;
@@ -232,7 +199,7 @@ keep_cached_fork(const DatabaseForkCache *fork, void *argument)
 {
 	CachedForks *kept = argument;
 
-	if (fork->shared_bytes == 0 && fork->os_cached_bytes == 0)
+	if (fork->shared_bytes == 0 && fork->os_bytes == 0)
 		return;
 	if (kept->count == kept->capacity)
 	{
@@ -260,9 +227,9 @@ layer_bytes(const DatabaseForkCache *fork, RankedLayer layer)
 	switch (layer)
 	{
 		case RANKED_BOTH:
-			return fork->double_cached_bytes;
+			return fork->both_bytes;
 		case RANKED_OS:
-			return fork->os_cached_bytes;
+			return fork->os_bytes;
 		case RANKED_SHARED:
 			return fork->shared_bytes;
 	}
@@ -349,7 +316,7 @@ pg_cachectl_top_relations(PG_FUNCTION_ARGS)
 			values[0] = database;
 			values[1] = DirectFunctionCall1(namein, CStringGetDatum(schema_name));
 			values[2] = DirectFunctionCall1(namein, CStringGetDatum(relation_name));
-			values[3] = CStringGetTextDatum(metric_kind_names[metric_kind(fork->relation->relkind)]);
+			values[3] = CStringGetTextDatum(database_relation_kind_name(database_relation_kind(fork->relation->relkind)));
 			values[4] = CStringGetTextDatum(forkNames[fork->fork]);
 			values[5] = CStringGetTextDatum(ranked_layer_names[layer]);
 			values[6] = Int64GetDatum(bytes);

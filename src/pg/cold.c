@@ -38,13 +38,13 @@ PG_FUNCTION_INFO_V1(pg_cachectl_cold_database);
 /*
  * cachectl.cold(rel regclass, cascade boolean DEFAULT false)
  *   RETURNS TABLE (relation regclass, fork text, buffers_evicted int8,
- *                  buffers_flushed int8, shared_buffers_left int8,
+ *                  buffers_flushed int8, shared_blocks_left int8,
  *                  os_pages_left int8)
  *
  * Evicts the set from shared buffers, then drops it from the OS page cache
- * (written back first).  shared_buffers_left counts the buffers still holding
- * the fork afterwards (pinned, or read again meanwhile), os_pages_left its OS
- * pages still cached: both 0 on an idle relation.
+ * (written back first).  shared_blocks_left counts the blocks of the fork
+ * shared buffers still hold afterwards (pinned, or read again meanwhile),
+ * os_pages_left its OS pages still cached: both 0 on an idle relation.
  */
 static const ArgumentNullRule cold_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"cascade", NULL_REFUSED}};
 

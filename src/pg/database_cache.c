@@ -191,7 +191,7 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 				continue;
 			present[fork] = true;
 			measured[fork].size_bytes = counts.size_bytes;
-			measured[fork].os_cached_bytes = counts.cached_pages * page_size;
+			measured[fork].os_bytes = counts.cached_pages * page_size;
 			wholly_cached[fork] = counts.cached_pages > 0 && counts.cached_pages >= counts.os_pages;
 		}
 
@@ -229,9 +229,9 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 
 				for (size_t b = 0; b < count; b++)
 					inside += (int64) blocks[b] < file_blocks;
-				fork->double_cached_bytes = inside * BLCKSZ;
+				fork->both_bytes = inside * BLCKSZ;
 			}
-			else if (fork->os_cached_bytes > 0)
+			else if (fork->os_bytes > 0)
 			{
 				char	   *path = database_relation_fork_path(relation, row.fork_number);
 				int64		pages = 0;
@@ -240,7 +240,7 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 													(cachectl_os_engine) cachectl_os_engine_setting,
 													&pages, &error) != CACHECTL_OK)
 					cachectl_raise_core_error(&error);
-				fork->double_cached_bytes = pages * page_size;
+				fork->both_bytes = pages * page_size;
 				pfree(path);
 			}
 		}

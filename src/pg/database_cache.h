@@ -21,8 +21,8 @@ typedef struct DatabaseForkCache
 	int64		size_bytes;			/* the fork's files */
 	int64		shared_bytes;		/* in shared buffers */
 	int64		shared_dirty_bytes; /* of those, dirty */
-	int64		os_cached_bytes;	/* in the OS page cache */
-	int64		double_cached_bytes;	/* in both: the very same blocks */
+	int64		os_bytes;		/* in the OS page cache */
+	int64		both_bytes;		/* in both: the very same blocks */
 } DatabaseForkCache;
 
 typedef void (*database_fork_visitor) (const DatabaseForkCache *fork, void *argument);

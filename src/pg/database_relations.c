@@ -93,22 +93,33 @@ database_relation_fork_path(const DatabaseRelation *relation, ForkNumber fork)
 	return CACHECTL_KEY_FORK_PATH(relation->tablespace, MyDatabaseId, relation->file_number, fork);
 }
 
-const char *
+DatabaseRelationKind
 database_relation_kind(char relkind)
 {
 	switch (relkind)
 	{
 		case RELKIND_RELATION:
-			return "table";
+			return RELATION_KIND_TABLE;
 		case RELKIND_INDEX:
-			return "index";
-		case RELKIND_SEQUENCE:
-			return "sequence";
+			return RELATION_KIND_INDEX;
 		case RELKIND_TOASTVALUE:
-			return "TOAST table";
+			return RELATION_KIND_TOAST;
+		case RELKIND_SEQUENCE:
+			return RELATION_KIND_SEQUENCE;
 		case RELKIND_MATVIEW:
-			return "materialized view";
+			return RELATION_KIND_MATERIALIZED_VIEW;
 		default:
-			return "other";
+			return RELATION_KIND_OTHER;
 	}
+}
+
+const char *
+database_relation_kind_name(DatabaseRelationKind kind)
+{
+	static const char *const names[RELATION_KIND_COUNT] = {
+		"table", "index", "toast", "sequence", "materialized_view", "other"
+	};
+
+	Assert(kind >= 0 && kind < RELATION_KIND_COUNT);
+	return names[kind];
 }

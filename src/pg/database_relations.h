@@ -36,7 +36,27 @@ extern DatabaseRelation *database_relations_list(DatabaseRelationsFilter filter,
 /* The path of one fork, relative to the data directory, palloc'd. */
 extern char *database_relation_fork_path(const DatabaseRelation *relation, ForkNumber fork);
 
-/* The kind as a person says it: "table", "index", "TOAST table", ... */
-extern const char *database_relation_kind(char relkind);
+/*
+ * The relation kinds every report names (database_status, database_summary,
+ * top_relations and the monitoring labels), in the order a summary lists
+ * them.  A TOAST table's own index is an index.
+ */
+typedef enum DatabaseRelationKind
+{
+	RELATION_KIND_TABLE,
+	RELATION_KIND_INDEX,
+	RELATION_KIND_TOAST,
+	RELATION_KIND_SEQUENCE,
+	RELATION_KIND_MATERIALIZED_VIEW,
+	RELATION_KIND_OTHER
+} DatabaseRelationKind;
+
+#define RELATION_KIND_COUNT (RELATION_KIND_OTHER + 1)
+
+/* The kind of a pg_class.relkind. */
+extern DatabaseRelationKind database_relation_kind(char relkind);
+
+/* Its name in the SQL output: "table", "index", "toast", "sequence", ... */
+extern const char *database_relation_kind_name(DatabaseRelationKind kind);
 
 #endif							/* PG_CACHECTL_DATABASE_RELATIONS_H */

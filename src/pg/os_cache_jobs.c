@@ -233,5 +233,5 @@ os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char
 						(long long) (result->pages_requested - result->pages_resident),
 						relation_name, fork_name, progress->action),
 				 errdetail("No page was read for seconds: the device may be saturated or memory short."),
-				 errhint("Their count is in pages_pending.")));
+				 errhint("Their count is in os_pages_pending.")));
 }

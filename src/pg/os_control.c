@@ -45,10 +45,10 @@ PG_FUNCTION_INFO_V1(pg_cachectl_os_restore);
 /*
  * cachectl.os_drop(rel regclass, fork text DEFAULT NULL,
  *                  cascade boolean DEFAULT false)
- *   RETURNS TABLE (relation regclass, fork text, cached_pages_before int8,
- *                  cached_bytes_before int8, dirty_pages_before int8,
- *                  dirty_bytes_before int8, cached_pages_after int8,
- *                  cached_bytes_after int8)
+ *   RETURNS TABLE (relation regclass, fork text, os_pages_before int8,
+ *                  os_bytes_before int8, os_dirty_pages_before int8,
+ *                  os_dirty_bytes_before int8, os_pages_after int8,
+ *                  os_bytes_after int8)
  *
  * Writes every existing fork of the set back to disk and drops it from the
  * OS page cache; measures before and after.  The dirty counts are NULL where
@@ -148,12 +148,12 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
  *                      first_block int8 DEFAULT NULL, last_block int8 DEFAULT NULL,
  *                      max_mb_per_sec float8 DEFAULT NULL, wait boolean DEFAULT true)
  *   RETURNS TABLE (relation regclass, fork text, blocks_requested int8,
- *                  cached_pages_after int8, cached_bytes_after int8,
- *                  pages_pending int8, seconds float8)
+ *                  os_pages_after int8, os_bytes_after int8,
+ *                  os_pages_pending int8, seconds float8)
  *
  * Loads blocks first_block to last_block (inclusive; NULL: from the start,
  * to the end) of the fork (NULL: of every fork) into the OS page cache.
- * With wait, returns once they are read (pages_pending 0) or no page was
+ * With wait, returns once they are read (os_pages_pending 0) or no page was
  * read for seconds (then it warns).  A block range needs one relation with
  * storage, and must lie within the fork.
  */
@@ -258,9 +258,9 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
  * cachectl.os_restore(rel regclass, map varbit, fork text DEFAULT 'main',
  *                     drop_others boolean DEFAULT false,
  *                     max_mb_per_sec float8 DEFAULT NULL, wait boolean DEFAULT true)
- *   RETURNS record (relation regclass, fork text, blocks_loaded int8,
- *                   blocks_past_end int8, cached_pages_after int8,
- *                   pages_pending int8, seconds float8)
+ *   RETURNS record (relation regclass, fork text, os_blocks_loaded int8,
+ *                   blocks_past_end int8, os_pages_after int8,
+ *                   os_pages_pending int8, seconds float8)
  *
  * Loads the blocks whose bits are set (an os_map() of the fork) into the OS
  * page cache, as ranges of consecutive blocks.  drop_others first writes

@@ -119,9 +119,9 @@ put_total_row(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_report 
 
 /*
  * cachectl.os_residency(rel regclass, fork text DEFAULT NULL)
- *   RETURNS SETOF (relation, fork, segment, path, size_bytes, os_pages, cached_pages,
- *                  dirty_pages, writeback_pages, evicted_pages,
- *                  recently_evicted_pages)
+ *   RETURNS SETOF (relation, fork, segment, path, size_bytes, size_pages, os_pages,
+ *                  os_dirty_pages, os_writeback_pages, os_evicted_pages,
+ *                  os_recently_evicted_pages)
  *
  * One row per segment file of every existing fork (or of the named one).
  * The last four counts are NULL where mincore measured: only cachestat
@@ -145,9 +145,9 @@ pg_cachectl_os_residency(PG_FUNCTION_ARGS)
 
 /*
  * cachectl.os_residency_total(rel regclass, cascade boolean DEFAULT false)
- *   RETURNS SETOF (relation, size_bytes, os_pages, cached_pages, cached_bytes,
- *                  dirty_pages, writeback_pages, evicted_pages,
- *                  recently_evicted_pages)
+ *   RETURNS SETOF (relation, size_bytes, size_pages, os_pages, os_bytes,
+ *                  os_dirty_pages, os_writeback_pages, os_evicted_pages,
+ *                  os_recently_evicted_pages)
  *
  * One row per relation of the set, summed over its forks and segments.
  */

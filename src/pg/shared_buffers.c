@@ -139,10 +139,10 @@ cascade_argument(FunctionCallInfo fcinfo, int argno)
 /*
  * cachectl.shared_residency(rel regclass, fork text DEFAULT NULL,
  *                           cascade boolean DEFAULT false)
- *   RETURNS TABLE (relation regclass, fork text, blocks int8, size_bytes int8,
- *                  buffers int8, cached_bytes int8, dirty_buffers int8,
- *                  dirty_bytes int8, pinned_buffers int8,
- *                  usage_count_avg float8)
+ *   RETURNS TABLE (relation regclass, fork text, size_blocks int8,
+ *                  size_bytes int8, shared_blocks int8, shared_bytes int8,
+ *                  shared_dirty_blocks int8, shared_dirty_bytes int8,
+ *                  shared_pinned_blocks int8, usage_count_avg float8)
  */
 static const ArgumentNullRule shared_residency_null_rules[] = {{"rel", NULL_IS_NOTHING}, {"fork", NULL_IS_DEFAULT}, {"cascade", NULL_REFUSED}};
 

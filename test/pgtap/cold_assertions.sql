@@ -49,7 +49,7 @@ $$;
 
 -- cold(): both layers empty, nothing skipped (a pinned buffer would stay)
 CREATE FUNCTION make_cold(rel regclass) RETURNS boolean LANGUAGE sql AS $$
-    SELECT bool_and(shared_buffers_left = 0) FROM cachectl.cold(rel, cascade => true)
+    SELECT bool_and(shared_blocks_left = 0) FROM cachectl.cold(rel, cascade => true)
 $$;
 
 SELECT plan(17);
@@ -78,15 +78,15 @@ SELECT results_eq(
 
 -- 2. status() before and after a query: shared buffers cold, OS cache whole
 SELECT ok(make_cold('orders'), 'orders is cold again');
-SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders', fork => 'main')), 0::int8,
+SELECT is((SELECT os_pages_pending FROM cachectl.os_prefetch('orders', fork => 'main')), 0::int8,
           'the table is read into the OS cache');
-SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders_pkey', fork => 'main')), 0::int8,
+SELECT is((SELECT os_pages_pending FROM cachectl.os_prefetch('orders_pkey', fork => 'main')), 0::int8,
           'and its index');
 CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
 SELECT is((SELECT customer FROM orders WHERE id = 4242), 254, 'the query under test finds order 4242');
 SELECT results_eq(
-    $$SELECT a.relation::text, a.shared_blocks - b.shared_blocks, a.os_blocks - b.os_blocks, a.os_blocks = a.blocks
+    $$SELECT a.relation::text, a.shared_blocks - b.shared_blocks, a.os_blocks - b.os_blocks, a.os_blocks = a.size_blocks
       FROM cachectl.status('orders', cascade => true) AS a JOIN status_before AS b USING (relation, fork)
       WHERE a.relation IN ('orders'::regclass, 'orders_pkey'::regclass) AND a.fork = 'main'
       ORDER BY a.relation::text$$,
@@ -119,14 +119,14 @@ BEGIN
 END
 $$;
 SELECT ok(make_cold('orders_archive'), 'the archive is cold');
-SELECT is((SELECT pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49, fork => 'main')),
+SELECT is((SELECT os_pages_pending FROM cachectl.os_prefetch('orders_archive', first_block => 0, last_block => 49, fork => 'main')),
           0::int8, 'its first 50 blocks are in the OS cache, as a daily report leaves them');
 CREATE TEMP TABLE residency_before AS
-SELECT fork, segment, cached_pages FROM cachectl.os_residency('orders_archive');
+SELECT fork, segment, os_pages FROM cachectl.os_residency('orders_archive');
 CALL refresh_monthly_totals();
 SELECT results_eq(
-    $$SELECT fork, segment, cached_pages FROM cachectl.os_residency('orders_archive') ORDER BY fork, segment$$,
-    $$SELECT fork, segment, cached_pages FROM residency_before ORDER BY fork, segment$$,
+    $$SELECT fork, segment, os_pages FROM cachectl.os_residency('orders_archive') ORDER BY fork, segment$$,
+    $$SELECT fork, segment, os_pages FROM residency_before ORDER BY fork, segment$$,
     'the job left the archive''s OS cache as it found it');
 SELECT is((SELECT sum(orders) FROM monthly_totals), 30000::numeric, 'the job counted every archived order');
 

@@ -95,7 +95,7 @@ sub reclaimed_pages
 {
 	my $out = $node->safe_psql('postgres',
 		q{SET cachectl.os_engine = 'cachestat';
-SELECT string_agg(coalesce(evicted_pages, 0)::text, ' ' ORDER BY segment)
+SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment)
   FROM cachectl.os_residency('residency_probe', 'main')});
 	return [ split / /, $out ];
 }
@@ -106,8 +106,8 @@ SELECT string_agg(coalesce(evicted_pages, 0)::text, ' ' ORDER BY segment)
 sub measure
 {
 	my $rows_sql = q{
-SELECT segment, path, size_bytes, os_pages, cached_pages,
-       dirty_pages, writeback_pages
+SELECT segment, path, size_bytes, size_pages, os_pages,
+       os_dirty_pages, os_writeback_pages
   FROM cachectl.os_residency('residency_probe', 'main');
 };
 	my $reclaimed_before = $has_cachestat ? reclaimed_pages() : [ (0) x $segment_count ];
@@ -138,8 +138,8 @@ $rows_sql
 		die "unexpected output line \"$line\"" unless defined $engine;
 		my %row;
 		@row{
-			qw(segment path size_bytes os_pages cached_pages
-			  dirty_pages writeback_pages)
+			qw(segment path size_bytes size_pages os_pages
+			  os_dirty_pages os_writeback_pages)
 		} = map { $_ eq '' ? undef : $_ } @fields;
 		push @{ $by_engine{$engine} }, \%row;
 	}
@@ -215,18 +215,18 @@ sub compare_with_fincore
 			my $file = "$data_dir/$row->{path}";
 			note(sprintf(
 					"%s, %s: segment %d cached %s, fincore %s%s, reclaimed meanwhile %d",
-					$step, $engine, $row->{segment}, $row->{cached_pages},
+					$step, $engine, $row->{segment}, $row->{os_pages},
 					$fincore->{$file},
-					defined $row->{dirty_pages}
-					? ", dirty $row->{dirty_pages}"
+					defined $row->{os_dirty_pages}
+					? ", dirty $row->{os_dirty_pages}"
 					: '', $reclaimed->[$index]));
-			my $lost = $row->{cached_pages} - $fincore->{$file};
+			my $lost = $row->{os_pages} - $fincore->{$file};
 			ok($lost >= 0 && $lost <= $reclaimed->[$index],
 				"$step, $engine: segment $index cached pages equal fincore's (but for what reclaim took meanwhile)");
 		}
 	}
-	my @session = map { $_->{cached_pages} } @{ $measured->{session} };
-	my @mincore = map { $_->{cached_pages} } @{ $measured->{mincore} };
+	my @session = map { $_->{os_pages} } @{ $measured->{session} };
+	my @mincore = map { $_->{os_pages} } @{ $measured->{mincore} };
 	my @disagree = grep {
 		my $lost = ($session[$_] // 0) - ($mincore[$_] // 0);
 		$lost < 0 || $lost > $reclaimed->[$_]
@@ -267,9 +267,9 @@ foreach my $index (0 .. $#segment_files)
 	is($rows->[$index]{size_bytes},
 		-s $segment_files[$index],
 		"segment $index: size_bytes is the file's size");
-	is($rows->[$index]{os_pages},
+	is($rows->[$index]{size_pages},
 		ceil((-s $segment_files[$index]) / $os_page_size),
-		"segment $index: os_pages is the size in OS pages");
+		"segment $index: size_pages is the size in OS pages");
 }
 
 my $relation_size = $node->safe_psql('postgres',
@@ -277,13 +277,13 @@ my $relation_size = $node->safe_psql('postgres',
 is($relation_size,
 	2 * $segment_bytes + $last_segment_mib * 1024 * 1024,
 	'pg_relation_size sees every segment file');
-is(sum(map { $_->{os_pages} } @$rows),
+is(sum(map { $_->{size_pages} } @$rows),
 	$relation_size / $os_page_size,
-	'the os_pages of the segments add up to pg_relation_size in OS pages');
+	'the size_pages of the segments add up to pg_relation_size in OS pages');
 
 foreach my $row (@{ $shape->{mincore} })
 {
-	ok( !defined $row->{dirty_pages} && !defined $row->{writeback_pages},
+	ok( !defined $row->{os_dirty_pages} && !defined $row->{os_writeback_pages},
 		"mincore: segment $row->{segment} has no dirty or writeback count");
 }
 
@@ -302,7 +302,7 @@ SKIP:
 	  unless $has_cachestat;
 	foreach my $row (@$rows)
 	{
-		is($row->{dirty_pages}, 0,
+		is($row->{os_dirty_pages}, 0,
 			"after CHECKPOINT: segment $row->{segment} has no dirty page");
 	}
 }
@@ -329,15 +329,15 @@ foreach my $index (0 .. $#segment_files)
 		"b. partial reads: segment $index has cached pages");
 	cmp_ok(
 		$after_reads->[$index], '<',
-		$measured->{session}[$index]{os_pages},
+		$measured->{session}[$index]{size_pages},
 		"b. partial reads: segment $index is not entirely cached");
 }
 
 my $total = $node->safe_psql(
 	'postgres', q{
-SELECT t.cached_pages = s.cached_pages, t.cached_pages, s.cached_pages
+SELECT t.os_pages = s.os_pages, t.os_pages, s.os_pages
   FROM cachectl.os_residency_total('residency_probe') AS t,
-       (SELECT sum(cached_pages) AS cached_pages
+       (SELECT sum(os_pages) AS os_pages
           FROM cachectl.os_residency('residency_probe')) AS s
 });
 note("b. os_residency_total vs sum of os_residency: $total");
@@ -374,9 +374,9 @@ SKIP:
 {
 	skip 'dirty pages are only known to cachestat', 2 unless $has_cachestat;
 	my ($first, $status, $second) = split /\|/, $node->safe_psql('postgres', q{
-SELECT (SELECT sum(dirty_pages) FROM cachectl.os_residency('dirty_probe')),
+SELECT (SELECT sum(os_dirty_pages) FROM cachectl.os_residency('dirty_probe')),
        (SELECT sum(os_dirty_pages) FROM cachectl.status('dirty_probe')),
-       (SELECT sum(dirty_pages) FROM cachectl.os_residency('dirty_probe'))});
+       (SELECT sum(os_dirty_pages) FROM cachectl.os_residency('dirty_probe'))});
 	note("d. dirty pages of dirty_probe: os_residency $first, status $status, os_residency again $second");
 	cmp_ok($first, '>', 0, 'd. the evicted heap is dirty in the page cache');
 	ok($status <= $first && $status >= $second,

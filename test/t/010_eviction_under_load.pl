@@ -260,7 +260,7 @@ sub check_cluster
 	# hold one for a moment).
 	ok( $node->poll_query_until(
 			'postgres', qq{
-SELECT coalesce(sum(r.pinned_buffers), 0) = 0
+SELECT coalesce(sum(r.shared_pinned_blocks), 0) = 0
   FROM unnest('{@{[ join ',', @pgbench_tables ]}}'::regclass[]) AS t(rel),
        cachectl.shared_residency(t.rel, cascade => true) AS r}),
 		"$scenario: no buffer of a pgbench relation stays pinned");
@@ -276,7 +276,7 @@ SELECT sum(buffers_skipped) = 0
 		"$scenario: an idle eviction skips no buffer");
 	my $left = scalar_query(
 		qq{
-SELECT coalesce(sum(r.buffers), 0)
+SELECT coalesce(sum(r.shared_blocks), 0)
   FROM unnest($everything) AS t(rel),
        cachectl.shared_residency(t.rel, cascade => true) AS r});
 	note("$scenario: pgbench buffers left after the idle eviction: $left");

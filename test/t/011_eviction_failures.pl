@@ -56,7 +56,7 @@ CREATE EXTENSION pg_prewarm;
 # ---- helpers ----
 
 # Shared buffers pinned by any backend, seen from a new session.
-sub pinned_buffers
+sub shared_pinned_blocks
 {
 	return $node->safe_psql('postgres',
 		'SELECT count(*) FROM pg_buffercache WHERE pinning_backends > 0');
@@ -92,7 +92,7 @@ UPDATE flush_probe SET val = 'updated before the failed flush' WHERE id = 1;
 });
 
 my $residency = $node->safe_psql('postgres',
-	q{SELECT buffers, dirty_buffers FROM cachectl.shared_residency('flush_probe', 'main')}
+	q{SELECT shared_blocks, shared_dirty_blocks FROM cachectl.shared_residency('flush_probe', 'main')}
 );
 my ($probe_buffers, $probe_dirty) = split /\|/, $residency;
 cmp_ok($probe_dirty, '>', 0,
@@ -130,7 +130,7 @@ foreach my $call (@failing_calls)
 	like($sqlstate, qr/^58/,
 		"a. $name: the failed write is an I/O error (SQLSTATE class 58)");
 
-	is(pinned_buffers(), 0, "a. $name: no buffer is left pinned");
+	is(shared_pinned_blocks(), 0, "a. $name: no buffer is left pinned");
 	my $after = main_fork_buffers('flush_probe');
 	is($after->{dirty}, $before_failures->{dirty},
 		"a. $name: the dirty buffers are still there, still dirty");
@@ -163,7 +163,7 @@ foreach my $call (@surviving_calls)
 		$stderr,
 		qr/DETAIL:  The first failure: could not write shared buffer \d+ before evicting it/,
 		"a. $name: the WARNING names the first failure");
-	is(pinned_buffers(), 0, "a. $name: no buffer is left pinned");
+	is(shared_pinned_blocks(), 0, "a. $name: no buffer is left pinned");
 	my $after = main_fork_buffers('flush_probe');
 	is($after->{dirty}, $before_failures->{dirty},
 		"a. $name: the unwritable buffers are still there, still dirty");
@@ -192,7 +192,7 @@ is($block_ret, 0, 'a. evict_all inside an exception block: the block runs to its
 like($block_err, qr/evict_all left [1-9]\d* buffers.*the block caught its own error/s,
 	'a. and its handler catches its own error after the failed writes');
 is($block_out, 'after the block', 'a. and the session goes on');
-is(pinned_buffers(), 0, 'a. no buffer is left pinned after the block');
+is(shared_pinned_blocks(), 0, 'a. no buffer is left pinned after the block');
 
 # A checkpoint cannot write the file either: it fails, and nothing else
 # happens.
@@ -206,7 +206,7 @@ chmod(0600, $segment) or die "could not chmod \"$segment\": $!";
 note("made $segment writable again");
 
 $residency = $node->safe_psql('postgres',
-	q{SELECT dirty_buffers FROM cachectl.shared_residency('flush_probe', 'main')});
+	q{SELECT shared_dirty_blocks FROM cachectl.shared_residency('flush_probe', 'main')});
 is($residency, $probe_dirty,
 	'a. the dirty buffers survived every failed eviction (shared_residency)');
 
@@ -224,7 +224,7 @@ cmp_ok($evicted_count, '>=', $flushed_count,
 is($skipped_count, 0, 'a. and skips nothing');
 is( $node->safe_psql(
 		'postgres',
-		q{SELECT buffers FROM cachectl.shared_residency('flush_probe', 'main')}),
+		q{SELECT shared_blocks FROM cachectl.shared_residency('flush_probe', 'main')}),
 	0,
 	'a. the main fork has left shared buffers');
 is( $node->safe_psql(
@@ -266,7 +266,7 @@ SELECT count(*) FROM $table;
 });
 	my ($blocks, $buffers, $dirty) = split /\|/,
 	  $node->safe_psql('postgres',
-		qq{SELECT blocks, buffers, dirty_buffers FROM cachectl.shared_residency('$table', 'main')}
+		qq{SELECT size_blocks, shared_blocks, shared_dirty_blocks FROM cachectl.shared_residency('$table', 'main')}
 	  );
 	note(sprintf("b. $table: %d blocks, %d buffers, %d dirty of %d (%.1f s)",
 			$blocks, $buffers, $dirty, $pool_buffers, time - $start));
@@ -302,20 +302,20 @@ note(sprintf("b1. evict_all under statement_timeout returned after %.3f s: %s",
 		time - $start, $stderr));
 is($sqlstate, '57014', 'b1. statement_timeout cancels evict_all (57014)');
 my $timeout_after = $node->safe_psql('postgres',
-	q{SELECT buffers FROM cachectl.shared_residency('timeout_probe', 'main')});
+	q{SELECT shared_blocks FROM cachectl.shared_residency('timeout_probe', 'main')});
 note("b1. timeout_probe buffers: $timeout_before before, $timeout_after after");
 cmp_ok($timeout_after, '>', 0,
 	'b1. the pass stopped before the end: the table is still resident');
 cmp_ok($timeout_after, '<', $timeout_before,
 	'b1. the pass had started: some of the table was evicted');
-is(pinned_buffers(), 0, 'b1. no buffer is left pinned');
+is(shared_pinned_blocks(), 0, 'b1. no buffer is left pinned');
 
 my $rest = evict_everything('b1. after the timeout');
 cmp_ok($rest->{flushed}, '>', 0,
 	'b1. an uninterrupted pass then writes the dirty pages left behind');
 is( $node->safe_psql(
 		'postgres',
-		q{SELECT buffers FROM cachectl.shared_residency('timeout_probe', 'main')}),
+		q{SELECT shared_blocks FROM cachectl.shared_residency('timeout_probe', 'main')}),
 	0,
 	'b1. and evicts the rest of the table');
 is( $node->safe_psql('postgres', 'SELECT count(*) FROM timeout_probe'),
@@ -376,13 +376,13 @@ is($cancel_sqlstate, '57014', 'b2. the cancelled evict_all fails with 57014');
 $evictor->quit;
 
 my $cancel_after = $node->safe_psql('postgres',
-	q{SELECT buffers FROM cachectl.shared_residency('cancel_probe', 'main')});
+	q{SELECT shared_blocks FROM cachectl.shared_residency('cancel_probe', 'main')});
 note("b2. cancel_probe buffers: $cancel_before before, $cancel_after after");
 cmp_ok($cancel_after, '>', 0,
 	'b2. the pass stopped before the end: the table is still resident');
 cmp_ok($cancel_after, '<', $cancel_before,
 	'b2. the pass had started: some of the table was evicted');
-is(pinned_buffers(), 0, 'b2. no buffer is left pinned');
+is(shared_pinned_blocks(), 0, 'b2. no buffer is left pinned');
 
 $rest = evict_everything('b2. after the cancel');
 cmp_ok($rest->{flushed}, '>', 0,

@@ -61,7 +61,7 @@ SELECT count(*) FROM pg_depend
 	'the restored schema is a member of the extension');
 is( $node->safe_psql(
 		'target',
-		q{SELECT relation, fork, blocks > 0 FROM cachectl.shared_residency('dumped', 'main')}),
+		q{SELECT relation, fork, size_blocks > 0 FROM cachectl.shared_residency('dumped', 'main')}),
 	'dumped|main|t',
 	'shared_residency works in the restored database');
 is( $node->safe_psql(

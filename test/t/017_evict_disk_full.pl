@@ -107,7 +107,7 @@ UPDATE full_probe SET val = 'updated ' || id;
 
 # ---- helpers ----
 
-sub pinned_buffers
+sub shared_pinned_blocks
 {
 	return $node->safe_psql('postgres',
 		'SELECT count(*) FROM pg_buffercache WHERE pinning_backends > 0');
@@ -176,7 +176,7 @@ foreach my $call (@failing_calls)
 		$stderr,
 		qr/could not write shared buffer \d+ before evicting it\n.*No space left on device/,
 		"$name: the error names the buffer, its detail the system's words");
-	is(pinned_buffers(), 0, "$name: no buffer is left pinned");
+	is(shared_pinned_blocks(), 0, "$name: no buffer is left pinned");
 	is(main_fork_buffers()->{dirty}, $before->{dirty},
 		"$name: the dirty buffers are still there, still dirty");
 }
@@ -209,7 +209,7 @@ foreach my $call (@surviving_calls)
 		  /LOG:  left a dirty shared buffer in place: could not write shared buffer \d+ before evicting it\n[^\n]*DETAIL:  [^\n]*No space left on device/g);
 	is(scalar(@logged), $before->{dirty},
 		"$name: the server log names each buffer left in place, with the system's words");
-	is(pinned_buffers(), 0, "$name: no buffer is left pinned");
+	is(shared_pinned_blocks(), 0, "$name: no buffer is left pinned");
 	is(main_fork_buffers()->{dirty}, $before->{dirty},
 		"$name: the unwritable buffers are still there, still dirty");
 }
@@ -230,7 +230,7 @@ is( $node->safe_psql(
 	'every row reads back from the file with its updated value');
 my ($checkpoint_state) = sqlstate_of($node, 'CHECKPOINT');
 is($checkpoint_state, '00000', 'a checkpoint succeeds');
-is(pinned_buffers(), 0, 'no buffer is pinned at the end');
+is(shared_pinned_blocks(), 0, 'no buffer is pinned at the end');
 
 $node->stop;
 done_testing();

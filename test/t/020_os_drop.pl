@@ -9,7 +9,7 @@
 # a. a relation whose pages are all clean and cached;
 # b. the same with dirty pages in two segments (rows updated, then the
 #    buffers written to the kernel by cachectl.evict, which does not fsync):
-#    dirty_pages_before > 0 where cachestat counts dirty pages, and after the
+#    os_dirty_pages_before > 0 where cachestat counts dirty pages, and after the
 #    drop the updated values read back from the files;
 # c. fork => 'main' drops the main fork only; cascade => true also drops
 #    the index;
@@ -122,12 +122,12 @@ sub os_drop
 	# itself clears those entries, so it cannot be read after).
 	my $output = $node->safe_psql(
 		'postgres', qq{
-SELECT coalesce(sum(evicted_pages), 0)
+SELECT coalesce(sum(os_evicted_pages), 0)
   FROM cachectl.os_residency('drop_probe', 'main');
 $set_engine
-SELECT relation, fork, cached_pages_before, cached_bytes_before,
-       dirty_pages_before, dirty_bytes_before,
-       cached_pages_after, cached_bytes_after
+SELECT relation, fork, os_pages_before, os_bytes_before,
+       os_dirty_pages_before, os_dirty_bytes_before,
+       os_pages_after, os_bytes_after
   FROM cachectl.os_drop($arguments);
 });
 	my @lines = split /\n/, $output;
@@ -137,9 +137,9 @@ SELECT relation, fork, cached_pages_before, cached_bytes_before,
 	{
 		my %row;
 		@row{
-			qw(relation fork cached_pages_before cached_bytes_before
-			  dirty_pages_before dirty_bytes_before
-			  cached_pages_after cached_bytes_after)
+			qw(relation fork os_pages_before os_bytes_before
+			  os_dirty_pages_before os_dirty_bytes_before
+			  os_pages_after os_bytes_after)
 		} = map { $_ eq '' ? undef : $_ } split /\|/, $line, -1;
 		push @rows, \%row;
 	}
@@ -156,14 +156,14 @@ sub check_drop
 		my $what = "$step: $row->{relation} $row->{fork}";
 		note(sprintf(
 				"%s: cached before %s, dirty before %s, cached after %s",
-				$what, $row->{cached_pages_before},
-				$row->{dirty_pages_before} // 'NULL',
-				$row->{cached_pages_after}));
-		is($row->{cached_pages_after}, 0, "$what: cached_pages_after is 0");
-		is($row->{cached_bytes_after}, 0, "$what: cached_bytes_after is 0");
-		is( $row->{cached_bytes_before},
-			$row->{cached_pages_before} * $os_page_size,
-			"$what: cached_bytes_before = cached_pages_before * page size");
+				$what, $row->{os_pages_before},
+				$row->{os_dirty_pages_before} // 'NULL',
+				$row->{os_pages_after}));
+		is($row->{os_pages_after}, 0, "$what: os_pages_after is 0");
+		is($row->{os_bytes_after}, 0, "$what: os_bytes_after is 0");
+		is( $row->{os_bytes_before},
+			$row->{os_pages_before} * $os_page_size,
+			"$what: os_bytes_before = os_pages_before * page size");
 	}
 	foreach my $file (@$files)
 	{
@@ -190,7 +190,7 @@ UPDATE drop_probe SET val = '$value ' || id
 	cmp_ok($written, '>', 0,
 		"$step: evict wrote $written dirty buffers to the kernel");
 	is( $node->safe_psql('postgres',
-			q{SELECT sum(buffers) FROM cachectl.shared_residency('drop_probe', cascade => true)}
+			q{SELECT sum(shared_blocks) FROM cachectl.shared_residency('drop_probe', cascade => true)}
 		),
 		0,
 		"$step: nothing of the table or its index is left in shared buffers");
@@ -222,7 +222,7 @@ is(scalar @main_files, 2, 'the main fork has two segment files');
 
 # ---- a. clean pages ----
 
-# cached_pages_before of the main fork is what fincore counted just before,
+# os_pages_before of the main fork is what fincore counted just before,
 # less at most the pages the host's reclaim took in between: cachestat's
 # evicted count of the fork, read just before the drop (the drop clears
 # the entries of evicted pages: a CI run read 0 after it while 2 pages had
@@ -232,7 +232,7 @@ sub counted_as_fincore
 	my ($step, $counted, $fincore) = @_;
 	my $evicted = $evicted_before_drop;
 	ok($counted <= $fincore && $counted >= $fincore - $evicted,
-		"$step. cached_pages_before of the main fork ($counted) is what fincore counted ($fincore) but pages evicted meanwhile ($evicted)");
+		"$step. os_pages_before of the main fork ($counted) is what fincore counted ($fincore) but pages evicted meanwhile ($evicted)");
 	return;
 }
 
@@ -250,11 +250,11 @@ is_deeply(
 	[ map { "drop_probe|$_" } @forks ],
 	'a. one row per existing fork of the table (' . join(', ', @forks) . ')');
 my ($main_row) = grep { $_->{fork} eq 'main' } @$rows;
-counted_as_fincore('a', $main_row->{cached_pages_before}, sum0(map { $before->{$_} } @main_files));
+counted_as_fincore('a', $main_row->{os_pages_before}, sum0(map { $before->{$_} } @main_files));
 SKIP:
 {
 	skip 'dirty pages are only known to cachestat', 1 unless $has_cachestat;
-	is($main_row->{dirty_pages_before}, 0, 'a. no page was dirty');
+	is($main_row->{os_dirty_pages_before}, 0, 'a. no page was dirty');
 }
 check_drop('a. clean', $rows, \@table_files);
 
@@ -272,7 +272,7 @@ SKIP:
 	skip 'dirty pages are only known to cachestat', 2 unless $has_cachestat;
 	my @dirty = split /\n/,
 	  $node->safe_psql('postgres',
-		q{SELECT dirty_pages FROM cachectl.os_residency('drop_probe', 'main') ORDER BY segment}
+		q{SELECT os_dirty_pages FROM cachectl.os_residency('drop_probe', 'main') ORDER BY segment}
 	  );
 	cmp_ok($dirty[0], '>', 0, "b. segment 0 has $dirty[0] dirty pages");
 	cmp_ok($dirty[1], '>', 0, "b. segment 1 has $dirty[1] dirty pages");
@@ -282,11 +282,11 @@ $rows = os_drop(q{'drop_probe'});
 SKIP:
 {
 	skip 'dirty pages are only known to cachestat', 2 unless $has_cachestat;
-	cmp_ok($main_row->{dirty_pages_before}, '>', 0,
-		"b. dirty_pages_before counts the dirty pages ($main_row->{dirty_pages_before})");
-	is( $main_row->{dirty_bytes_before},
-		$main_row->{dirty_pages_before} * $os_page_size,
-		'b. dirty_bytes_before = dirty_pages_before * page size');
+	cmp_ok($main_row->{os_dirty_pages_before}, '>', 0,
+		"b. os_dirty_pages_before counts the dirty pages ($main_row->{os_dirty_pages_before})");
+	is( $main_row->{os_dirty_bytes_before},
+		$main_row->{os_dirty_pages_before} * $os_page_size,
+		'b. os_dirty_bytes_before = os_dirty_pages_before * page size');
 }
 check_drop('b. dirty', $rows, \@table_files);
 is(updated_rows('changed in b'), '20000|20000',
@@ -317,7 +317,7 @@ $before = fincore_pages(@main_files);
 $rows = os_drop(q{'drop_probe', cascade => true}, 'mincore');
 ($main_row) =
   grep { $_->{relation} eq 'drop_probe' && $_->{fork} eq 'main' } @$rows;
-counted_as_fincore('d. mincore', $main_row->{cached_pages_before}, sum0(map { $before->{$_} } @main_files));
+counted_as_fincore('d. mincore', $main_row->{os_pages_before}, sum0(map { $before->{$_} } @main_files));
 check_drop('d. mincore', $rows, [ @table_files, @index_files ]);
 is(updated_rows('changed in d'), '20000|20000',
 	'd. the updated values read back from the files');

@@ -7,7 +7,7 @@
 # pages whose read has finished):
 #
 # a. the whole fork: when the call returns, at least 99% of every segment's
-#    pages are cached per fincore, and pages_pending is 0;
+#    pages are cached per fincore, and os_pages_pending is 0;
 # b. a block range across the boundary of the two segments: blocks_requested
 #    is its length, and each segment holds at least that range's pages (and
 #    not much more);
@@ -100,7 +100,7 @@ sub read_page_list
 {
 	my $out = $node->safe_psql('postgres',
 		q{SET cachectl.os_engine = 'mincore';
-SELECT string_agg(cached_pages::text, ' ' ORDER BY segment)
+SELECT string_agg(os_pages::text, ' ' ORDER BY segment)
   FROM cachectl.os_residency('prefetch_probe', 'main')});
 	return [ split / /, $out ];
 }
@@ -132,7 +132,7 @@ sub timed_psql
 sub evicted_page_list
 {
 	my $out = $node->safe_psql('postgres',
-		q{SELECT string_agg(coalesce(evicted_pages, 0)::text, ' ' ORDER BY segment)
+		q{SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment)
   FROM cachectl.os_residency('prefetch_probe', 'main')});
 	return [ split / /, $out ];
 }
@@ -141,12 +141,12 @@ sub evicted_page_list
 
 make_cold('a');
 my ($sqlstate, $out, $err, $elapsed) = timed_psql(
-	q{SELECT relation, fork, blocks_requested, cached_pages_after, cached_bytes_after,
-	         pages_pending, seconds
+	q{SELECT relation, fork, blocks_requested, os_pages_after, os_bytes_after,
+	         os_pages_pending, seconds
 	    FROM cachectl.os_prefetch('prefetch_probe', fork => 'main')});
 my $cached = fincore_page_list(@segment_files);
 is($sqlstate, '00000', 'a. os_prefetch succeeds');
-my ($relation, $fork, $requested, $cached_after, $cached_bytes_after,
+my ($relation, $fork, $requested, $cached_after, $os_bytes_after,
 	$pending, $seconds)
   = split /\|/, $out;
 note(sprintf(
@@ -156,7 +156,7 @@ note(sprintf(
 		"@$cached", "@segment_pages"));
 is("$relation|$fork", 'prefetch_probe|main', 'a. the row names the relation and fork');
 is($requested, $blocks, 'a. blocks_requested is the whole fork');
-is($pending, 0, 'a. pages_pending is 0: every read has finished');
+is($pending, 0, 'a. os_pages_pending is 0: every read has finished');
 foreach my $segment (0, 1)
 {
 	cmp_ok(
@@ -166,9 +166,9 @@ foreach my $segment (0, 1)
 	);
 }
 cmp_ok($cached_after, '>=', 0.99 * sum0(@segment_pages),
-	'a. cached_pages_after says at least 99% too');
-is($cached_bytes_after, $cached_after * $os_page_size,
-	'a. cached_bytes_after = cached_pages_after * page size');
+	'a. os_pages_after says at least 99% too');
+is($os_bytes_after, $cached_after * $os_page_size,
+	'a. os_bytes_after = os_pages_after * page size');
 cmp_ok($seconds, '<=', $elapsed, 'a. seconds is within the time psql waited');
 
 # ---- b. a range across the two segments ----
@@ -178,13 +178,13 @@ my $first = $segment_blocks - 1000;
 my $last = $segment_blocks + 2999;
 ($requested, $pending) = split /\|/,
   $node->safe_psql('postgres',
-	"SELECT blocks_requested, pages_pending FROM cachectl.os_prefetch('prefetch_probe', 'main', $first, $last)"
+	"SELECT blocks_requested, os_pages_pending FROM cachectl.os_prefetch('prefetch_probe', 'main', $first, $last)"
   );
 $cached = fincore_page_list(@segment_files);
 my $evicted = evicted_page_list();
 note("b. blocks $first..$last: fincore per segment @$cached; evicted since: @$evicted");
 is($requested, $last - $first + 1, 'b. blocks_requested is the range length');
-is($pending, 0, 'b. pages_pending is 0');
+is($pending, 0, 'b. os_pages_pending is 0');
 my @wanted = (1000 * $pages_per_block, 3000 * $pages_per_block);
 foreach my $segment (0, 1)
 {
@@ -199,7 +199,7 @@ foreach my $segment (0, 1)
 
 make_cold('c');
 ($sqlstate, $out, $err, $elapsed) = timed_psql(
-	q{SELECT blocks_requested, pages_pending
+	q{SELECT blocks_requested, os_pages_pending
 	    FROM cachectl.os_prefetch('prefetch_probe', wait => false, fork => 'main')});
 is($sqlstate, '00000', 'c. os_prefetch(wait => false) succeeds');
 ($requested, $pending) = split /\|/, $out;

@@ -102,7 +102,7 @@ sub prefetch_ranges
 	{
 		my ($requested, $range_pending) = split /\|/,
 		  sql($engine,
-			"SELECT blocks_requested, pages_pending FROM cachectl.os_prefetch('map_probe', 'main', $range->[0], $range->[1])"
+			"SELECT blocks_requested, os_pages_pending FROM cachectl.os_prefetch('map_probe', 'main', $range->[0], $range->[1])"
 		  );
 		die "os_prefetch of $range->[0]..$range->[1] requested $requested blocks"
 		  unless $requested == $range->[1] - $range->[0] + 1;
@@ -134,10 +134,10 @@ sub restore
 {
 	my ($engine, $map_sql, $options) = @_;
 	my $row = sql($engine,
-		"SELECT relation, fork, blocks_loaded, blocks_past_end, cached_pages_after, pages_pending FROM cachectl.os_restore('map_probe', $map_sql$options, fork => 'main')"
+		"SELECT relation, fork, os_blocks_loaded, blocks_past_end, os_pages_after, os_pages_pending FROM cachectl.os_restore('map_probe', $map_sql$options, fork => 'main')"
 	);
 	my %row;
-	@row{qw(relation fork blocks_loaded blocks_past_end cached_pages_after pages_pending)}
+	@row{qw(relation fork os_blocks_loaded blocks_past_end os_pages_after os_pages_pending)}
 	  = split /\|/, $row, -1;
 	return \%row;
 }
@@ -152,11 +152,11 @@ note("engines: @engines");
 # pages within seconds, so pages may go between a restore's wait and the
 # counts after it (one block of 1,370 on 18.6 in a CI run; 29 in a second
 # here once), and only that way: such a page leaves a shadow entry.
-sub evicted_pages
+sub os_evicted_pages
 {
 	return [ 0, 0 ] unless $auto_engine eq 'cachestat';
 	my $out = sql('cachestat',
-		q{SELECT string_agg(coalesce(evicted_pages, 0)::text, ' ' ORDER BY segment) FROM cachectl.os_residency('map_probe', 'main')}
+		q{SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment) FROM cachectl.os_residency('map_probe', 'main')}
 	);
 	return [ split / /, $out ];
 }
@@ -172,7 +172,7 @@ sub restored_as_saved
 	  sql($engine,
 		"SELECT length(replace((m & ~s)::text, '0', '')), length(replace((s & ~m)::text, '0', '')) FROM (SELECT cachectl.os_map('map_probe', fork => 'main') AS m, $saved AS s) AS x"
 	  );
-	my $evicted = evicted_pages();
+	my $evicted = os_evicted_pages();
 	my @unexplained = grep {
 		my $lost = $before->[$_] - ($after->[$_] // 0);
 		$lost < 0 || $lost > ($evicted->[$_] // 0)
@@ -207,7 +207,7 @@ foreach my $engine (@engines)
 		  . "FROM saved_maps, " . expected_map_sql(\@ranges) . " AS e (e) WHERE engine = '$engine'");
 	# what the map says is cached is the snapshot the restores must bring back
 	my $before = [ $map_pages0, $map_pages1 ];
-	my $evicted = evicted_pages();
+	my $evicted = os_evicted_pages();
 	is($map_bits, $blocks, "$engine a. os_map has one bit per block");
 	ok($extra == 0 && $missing <= sum0(@$evicted),
 		"$engine a. os_map sets the bits of the prefetched ranges, but for blocks the kernel evicted")
@@ -230,14 +230,14 @@ foreach my $engine (@engines)
 	my $row = restore($engine, $saved, '');
 	is($row->{relation} . '|' . $row->{fork},
 		'map_probe|main', "$engine b. os_restore names the relation and fork");
-	is($row->{blocks_loaded}, $map_set,
-		"$engine b. blocks_loaded is the number of set bits");
+	is($row->{os_blocks_loaded}, $map_set,
+		"$engine b. os_blocks_loaded is the number of set bits");
 	is($row->{blocks_past_end}, 0, "$engine b. no block past the end");
-	is($row->{pages_pending}, 0, "$engine b. os_restore waited for its reads");
+	is($row->{os_pages_pending}, 0, "$engine b. os_restore waited for its reads");
 	my $after = restored_as_saved($engine, 'b.', $before, $saved);
-	cmp_ok($row->{cached_pages_after}, '>=', sum0(@$after),
-		"$engine b. cached_pages_after is at least what fincore counts after it");
-	cmp_ok($row->{cached_pages_after}, '<=', sum0(@$before),
+	cmp_ok($row->{os_pages_after}, '>=', sum0(@$after),
+		"$engine b. os_pages_after is at least what fincore counts after it");
+	cmp_ok($row->{os_pages_after}, '<=', sum0(@$before),
 		"$engine b. and at most the snapshot's");
 
 	# ---- c. another state, restore with drop_others ----
@@ -253,7 +253,7 @@ foreach my $engine (@engines)
 	$row = restore($engine, "$saved || B'11111'", ', drop_others => true');
 	is($row->{blocks_past_end}, 5,
 		"$engine d. a map 5 blocks too long: blocks_past_end = 5");
-	is($row->{blocks_loaded}, $map_set,
+	is($row->{os_blocks_loaded}, $map_set,
 		"$engine d. and every block that exists is loaded");
 	restored_as_saved($engine, 'd.', $before, $saved);
 }

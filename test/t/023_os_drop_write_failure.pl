@@ -274,7 +274,7 @@ SKIP:
 	skip 'dirty OS pages are only counted by cachestat', 1
 	  unless $engine eq 'cachestat';
 	my $dirty = $node->safe_psql('postgres',
-		q{SELECT sum(dirty_pages) FROM cachectl.os_residency('failing_probe', 'main')});
+		q{SELECT sum(os_dirty_pages) FROM cachectl.os_residency('failing_probe', 'main')});
 	cmp_ok($dirty, '>', 0, "the main fork has $dirty dirty pages in the page cache");
 }
 
@@ -282,7 +282,7 @@ SKIP:
 
 my $log_offset = -s $node->logfile;
 my ($ret, $stdout, $stderr) = $node->psql('postgres',
-	q{SELECT relation, fork, dirty_pages_before, cached_pages_after FROM cachectl.os_drop('failing_probe')},
+	q{SELECT relation, fork, os_dirty_pages_before, os_pages_after FROM cachectl.os_drop('failing_probe')},
 	on_error_stop => 1);
 note("os_drop: exit code $ret, stdout \"$stdout\", stderr \"$stderr\"");
 isnt($ret, 0, 'os_drop did not complete');
@@ -398,7 +398,7 @@ ok($after_matched, 'after recovery every committed row is there, with its last v
 # ---- the same drop now succeeds, and the rows come back from the device ----
 
 my $drop = $node->safe_psql('postgres', q{
-SELECT sum(cached_pages_after), count(*) FROM cachectl.os_drop('failing_probe')});
+SELECT sum(os_pages_after), count(*) FROM cachectl.os_drop('failing_probe')});
 my ($cached_after, $fork_rows) = split /\|/, $drop;
 is($cached_after, 0, 'os_drop succeeds once the device can be written');
 my $path = $node->data_dir . '/'

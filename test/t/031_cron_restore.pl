@@ -120,7 +120,7 @@ SELECT coalesce(sum(upper(r) - lower(r)), 0)
  WHERE s.label = 'morning' AND s.block_count > 0 AND s.layer <> 'shared'
 });
 my $evicted = $node->safe_psql('postgres',
-	q{SELECT coalesce(sum(evicted_pages), 0) FROM cachectl.os_residency('morning_t', 'main')});
+	q{SELECT coalesce(sum(os_evicted_pages), 0) FROM cachectl.os_residency('morning_t', 'main')});
 ok($os_missing <= $evicted,
 	"morning_t is warm again: every block of the snapshot's OS rows is in the page cache but $os_missing the kernel evicted since (evicted pages: $evicted)"
 );

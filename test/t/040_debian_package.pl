@@ -412,14 +412,14 @@ psql('SELECT count(*) FROM packaged_t');
 my $residency_check = q{
 SELECT count(*) FILTER (WHERE fork = 'main') = 1,
        bool_and(size_bytes = pg_relation_size('packaged_t', fork)),
-       bool_and(os_pages = (size_bytes + cachectl.os_page_size() - 1) / cachectl.os_page_size()),
-       bool_and(cached_pages BETWEEN 0 AND os_pages),
-       bool_and(dirty_pages BETWEEN 0 AND os_pages),
+       bool_and(size_pages = (size_bytes + cachectl.os_page_size() - 1) / cachectl.os_page_size()),
+       bool_and(os_pages BETWEEN 0 AND size_pages),
+       bool_and(os_dirty_pages BETWEEN 0 AND size_pages),
        sum(size_bytes) FILTER (WHERE fork = 'main') > 5000000
   FROM cachectl.os_residency('packaged_t')};
 is(psql($residency_check), 't|t|t|t|t|t',
 	'os_residency: one main fork, sizes match pg_relation_size, page counts within bounds');
-is(psql(q{SELECT cached_pages > 0 FROM cachectl.os_residency('packaged_t', 'main')}), 't',
+is(psql(q{SELECT os_pages > 0 FROM cachectl.os_residency('packaged_t', 'main')}), 't',
 	'the table just written and read has cached pages');
 
 SKIP:
@@ -429,7 +429,7 @@ SKIP:
 	skip 'the cluster is on tmpfs, where POSIX_FADV_DONTNEED drops nothing', 1
 	  if $fs_type eq 'tmpfs';
 	psql(q{SELECT count(*) FROM cachectl.os_drop('packaged_t')});
-	is(psql(q{SELECT sum(cached_pages) FROM cachectl.os_residency('packaged_t', 'main')}), '0',
+	is(psql(q{SELECT sum(os_pages) FROM cachectl.os_residency('packaged_t', 'main')}), '0',
 		'after os_drop the main fork has no cached page');
 }
 

@@ -82,7 +82,7 @@ CREATE TABLE soak_actions (
     evicted int8 NOT NULL DEFAULT 0,
     flushed int8 NOT NULL DEFAULT 0,
     pages_dropped int8 NOT NULL DEFAULT 0,
-    blocks_loaded int8 NOT NULL DEFAULT 0);
+    os_blocks_loaded int8 NOT NULL DEFAULT 0);
 CREATE TABLE soak_maps AS
     SELECT c.oid::regclass AS rel, cachectl.os_map(c.oid, fork => 'main') AS map
       FROM pg_class AS c
@@ -98,7 +98,7 @@ note('targets: ' . join(', ', @targets));
 my $target_array = "(ARRAY['" . join("','", @targets) . "']::regclass[])";
 my $target = "$target_array\[:target]";
 my $cascade = '(:cascade = 1)';
-my $cached_before = qq{SELECT coalesce(sum(cached_pages), 0) AS before
+my $cached_before = qq{SELECT coalesce(sum(os_pages), 0) AS before
   FROM cachectl.os_residency_total($target, cascade => $cascade) \\gset};
 my @actions = (
 	[
@@ -126,7 +126,7 @@ INSERT INTO soak_actions (kind, evicted, flushed)
 	[
 		os_drop => qq{
 INSERT INTO soak_actions (kind, target, pages_dropped)
-  SELECT 'os_drop', $target, sum(cached_pages_before - cached_pages_after)
+  SELECT 'os_drop', $target, sum(os_pages_before - os_pages_after)
     FROM cachectl.os_drop($target, cascade => $cascade);}
 	],
 	[
@@ -136,7 +136,7 @@ INSERT INTO soak_actions (kind, target, evicted, flushed, pages_dropped)
     FROM cachectl.cold($target, cascade => $cascade);}
 	],
 	[
-		cold_database => q{SELECT coalesce(sum(os_cached_bytes), 0) / cachectl.os_page_size() AS before
+		cold_database => q{SELECT coalesce(sum(os_bytes), 0) / cachectl.os_page_size() AS before
   FROM cachectl.database_status \gset
 INSERT INTO soak_actions (kind, evicted, flushed, pages_dropped)
   SELECT 'cold_database', buffers_evicted, buffers_flushed, :before - os_pages_left
@@ -147,7 +147,7 @@ INSERT INTO soak_actions (kind, evicted, flushed, pages_dropped)
 			my $layer = $_;
 			[
 				"prewarm_$layer" => qq{
-INSERT INTO soak_actions (kind, target, blocks_loaded)
+INSERT INTO soak_actions (kind, target, os_blocks_loaded)
   SELECT 'prewarm_$layer', $target, sum(shared_blocks_loaded + os_blocks_loaded)
     FROM cachectl.prewarm($target, '$layer', fork => 'main');}
 			]
@@ -155,14 +155,14 @@ INSERT INTO soak_actions (kind, target, blocks_loaded)
 	),
 	[
 		os_prefetch => qq{
-INSERT INTO soak_actions (kind, target, blocks_loaded)
+INSERT INTO soak_actions (kind, target, os_blocks_loaded)
   SELECT 'os_prefetch', $target, sum(blocks_requested)
     FROM cachectl.os_prefetch($target, fork => 'main');}
 	],
 	[
 		os_restore => qq{
-INSERT INTO soak_actions (kind, target, blocks_loaded)
-  SELECT 'os_restore', $target, r.blocks_loaded
+INSERT INTO soak_actions (kind, target, os_blocks_loaded)
+  SELECT 'os_restore', $target, r.os_blocks_loaded
     FROM soak_maps AS m, cachectl.os_restore(m.rel, m.map, drop_others => :cascade = 1, fork => 'main') AS r
    WHERE m.rel = $target;}
 	],
@@ -206,7 +206,7 @@ my %done = map { split /\|/ } split /\n/, $node->safe_psql('postgres',
 	q{SELECT kind, count(*) FROM soak_actions GROUP BY kind});
 my ($evicted, $flushed, $dropped, $loaded) = split /\|/, $node->safe_psql(
 	'postgres', q{
-SELECT sum(evicted), sum(flushed), sum(pages_dropped), sum(blocks_loaded) FROM soak_actions});
+SELECT sum(evicted), sum(flushed), sum(pages_dropped), sum(os_blocks_loaded) FROM soak_actions});
 my @kinds = map { $_->[0] } @actions;
 my @missing = grep { !$done{$_} } @kinds;
 is_deeply(\@missing, [], 'every kind of action ran at least once');

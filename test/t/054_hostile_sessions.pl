@@ -120,7 +120,7 @@ for my $case (
 	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4, fork => 'main')", 'VACUUM FULL big' ],
 	[ 'os_prefetch', "SELECT blocks_requested FROM cachectl.os_prefetch('big', max_mb_per_sec => 4, fork => 'main')", 'TRUNCATE big' ],
 	[ 'prewarm', "SELECT shared_blocks_loaded FROM cachectl.prewarm('big', 'shared', max_mb_per_sec => 4, fork => 'main')", 'DROP TABLE big' ],
-	[ 'os_restore', "SELECT blocks_loaded FROM cachectl.os_restore('big', repeat('1', 2000)::varbit, max_mb_per_sec => 4, fork => 'main')",
+	[ 'os_restore', "SELECT os_blocks_loaded FROM cachectl.os_restore('big', repeat('1', 2000)::varbit, max_mb_per_sec => 4, fork => 'main')",
 		'VACUUM FULL big' ])
 {
 	my ($name, $call_sql, $ddl) = @$case;

@@ -119,8 +119,8 @@ SKIP:
 	  unless Test::More->builder->is_passing;
 	is( $node->safe_psql(
 			'postgres', q{
-SELECT r.blocks_loaded = (pg_relation_size('pg_class') / 8192 + 1) / 2
-       AND r.blocks_past_end = length(m.map) / 2 - r.blocks_loaded
+SELECT r.os_blocks_loaded = (pg_relation_size('pg_class') / 8192 + 1) / 2
+       AND r.blocks_past_end = length(m.map) / 2 - r.os_blocks_loaded
   FROM maps AS m, LATERAL cachectl.os_restore('pg_class', m.map, fork => 'main') AS r WHERE m.name = 'largest'}),
 		't', 'os_restore loads the fork\'s set bits and counts those past its end');
 }

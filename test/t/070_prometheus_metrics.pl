@@ -176,8 +176,8 @@ sub poll_until
 }
 
 my $up = poll_until(60,
-	sub { my $r = promql('count by (database) (pg_cachectl_relations) == 4'); $r && @$r == 2 });
-ok($up, 'Prometheus scrapes postgres_exporter: four pg_cachectl_relations series of postgres and of app')
+	sub { my $r = promql('count by (database) (pg_cachectl_relations) == 6'); $r && @$r == 2 });
+ok($up, 'Prometheus scrapes postgres_exporter: six pg_cachectl_relations series (one per kind) of postgres and of app')
   or diag(slurp_file("$work/exporter.log") . slurp_file("$work/prometheus.log"));
 is_deeply(
 	[ sort map { $_->{metric}{database} } @{ promql('count by (database) (pg_cachectl_relations)') // [] } ],
@@ -206,7 +206,7 @@ cmp_ok($sql_m{both}, '>=', 50 * 8192, 'SQL: at least the 50 prewarmed blocks of 
 # less the pages the host's reclaim took since the loads (cachestat's evicted
 # count, read after: cold leaves none, a page read again loses its entry)
 my $evicted_m = $node->safe_psql('postgres',
-	q{SELECT coalesce(sum(evicted_pages), 0) * cachectl.os_page_size() FROM cachectl.os_residency('m', 'main')});
+	q{SELECT coalesce(sum(os_evicted_pages), 0) * cachectl.os_page_size() FROM cachectl.os_residency('m', 'main')});
 cmp_ok($sql_m{os} + $evicted_m, '>=', 350 * 8192,
 	"SQL: at least 350 blocks of m are in the OS cache but what the kernel evicted since ($evicted_m bytes)");
 
@@ -260,8 +260,8 @@ for my $database (qw(postgres app))
 	for my $metric (
 		[qw(pg_cachectl_shared_buffers_bytes shared_bytes)],
 		[qw(pg_cachectl_shared_buffers_dirty_bytes shared_dirty_bytes)],
-		[qw(pg_cachectl_os_cache_bytes os_cached_bytes)],
-		[qw(pg_cachectl_double_cached_bytes double_cached_bytes)],
+		[qw(pg_cachectl_os_cache_bytes os_bytes)],
+		[qw(pg_cachectl_double_cached_bytes both_bytes)],
 		[qw(pg_cachectl_relation_size_bytes size_bytes)])
 	{
 		my ($name, $column) = @$metric;
@@ -384,7 +384,7 @@ cmp_ok($age ? $age->{value}[1] : -1, '<', 10, 'the last snapshot is seconds old'
 my $double_query = 'sum by (database) (pg_cachectl_double_cached_bytes)';
 my $double_of = sub {
 	my ($database) = @_;
-	return $node->safe_psql($database, 'SELECT sum(double_cached_bytes) FROM cachectl.database_summary');
+	return $node->safe_psql($database, 'SELECT sum(both_bytes) FROM cachectl.database_summary');
 };
 cmp_ok($double_of->('app'), '>=', 100 * 8192, 'SQL: app has at least the 100 prewarmed blocks of a cached twice');
 # SQL read again at each poll: host reclaim may evict a page between scrapes
@@ -435,7 +435,7 @@ is( $standby->safe_psql(
 		'postgres',
 		q{SELECT pg_is_in_recovery(), (SELECT count(*) FROM cachectl.database_summary),
 		         (SELECT count(*) > 0 FROM cachectl.top_relations(5))}),
-	't|4|t',
+	't|6|t',
 	'database_summary and top_relations run on a hot standby');
 $standby->stop;
 $node->stop;
