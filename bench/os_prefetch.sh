@@ -247,7 +247,7 @@ M_LOADER='pgfadvise_loader'
 FIGURE=restore_half
 for ((rep = 1; rep <= REPS; rep++)); do
     say " round $rep"
-    load "$M_RESTORE" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'seconds=' || seconds || ' loaded=' || os_blocks_loaded || ' pending=' || os_pages_pending FROM cachectl.os_restore('t', (SELECT map FROM bench_map))"
+    load "$M_RESTORE" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'seconds=' || seconds || ' loaded=' || os_blocks_loaded || ' pending=' || os_pages_pending FROM cachectl.os_restore('t', (SELECT map FROM bench_map), fork => 'main')"
     load "$M_LOADER" "$R_TARGET_HALF" "${PSQL[@]}" -c "SELECT 'loaded=' || sum(l.pages_loaded) FROM pgf_map m, LATERAL pgfadvise_loader('t', 'main', m.segment, true, false, m.databit) l"
 done
 

@@ -96,12 +96,12 @@ echo_sql "SELECT relation, fork, pg_size_pretty(os_bytes_before) AS cached_befor
           FROM cachectl.os_drop('orders');"
 echo_sql "SELECT relation, fork, blocks_requested, pg_size_pretty(os_bytes_after) AS cached_after,
                  os_pages_pending, seconds
-          FROM cachectl.os_prefetch('orders');"
-echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders'), 64) AS orders_in_os_cache;"
+          FROM cachectl.os_prefetch('orders', fork => 'main');"
+echo_sql "SELECT cachectl.os_draw(cachectl.os_map('orders', fork => 'main'), 64) AS orders_in_os_cache;"
 
 say "Put the page cache back as the snapshot had it: only what pg_prewarm brought in (a prewarm job would do this before the morning peak)"
 echo_sql "SELECT relation, fork, os_blocks_loaded, blocks_past_end, os_pages_pending, seconds
-          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true);"
+          FROM cachectl.os_restore('orders', (SELECT map FROM cache_snapshot), drop_others => true, fork => 'main');"
 echo_sql "SELECT length(replace(map::text, '0', '')) AS cached_blocks_in_snapshot,
                  length(replace(cachectl.os_map('orders', fork => 'main')::text, '0', '')) AS cached_blocks_now,
                  cachectl.os_draw(cachectl.os_map('orders', fork => 'main'), 64) AS orders_in_os_cache
