@@ -11,5 +11,6 @@
 #include "pg_cachectl/buffer_scan.h"
 #include "pg_cachectl/os_jobs.h"
 #include "pg_cachectl/residency.h"
+#include "pg_cachectl/restore_plans.h"
 
 #endif							/* PG_CACHECTL_BRIDGE_H */

@@ -210,7 +210,8 @@ record_snapshot_now(AutowarmDatabase *slot, const char *why)
 
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	SPI_connect();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
 	PushActiveSnapshot(GetTransactionSnapshot());
 	values[0] = CStringGetTextDatum(cachectl_autowarm_label_setting);
 	if (SPI_execute_with_args("SELECT s.relations, s.shared_blocks, s.os_blocks FROM cachectl.snapshot($1) AS s",

@@ -86,7 +86,8 @@ begin_statement_transaction(void)
 {
 	SetCurrentStatementStartTimestamp();
 	StartTransactionCommand();
-	SPI_connect();
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
 	PushActiveSnapshot(GetTransactionSnapshot());
 }
 

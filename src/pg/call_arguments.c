@@ -39,7 +39,12 @@ require_one_fork_for_range(int only_fork, const char *function)
 			 errhint("Name the fork, e.g. fork => 'main' for the relation's data.")));
 }
 
-double
+/*
+ * max_mb_per_sec in bytes per second, the unit of every throttle.  Zero,
+ * negative, NaN, infinity and rates whose byte count overflows: 22023.  The
+ * one check of a rate, for every function that takes one (rate_argument).
+ */
+static double
 rate_bytes_per_second(double max_mb_per_sec)
 {
 	double		bytes_per_second = max_mb_per_sec * 1024.0 * 1024.0;

@@ -23,12 +23,6 @@ extern bool fork_wanted(int only_fork, int fork);
 /* A block range is of one fork: 22004 if the fork is every fork (NULL). */
 extern void require_one_fork_for_range(int only_fork, const char *function);
 
-/*
- * max_mb_per_sec in bytes per second, the unit of every throttle.  Zero,
- * negative, NaN, infinity and rates whose byte count overflows: 22023.  The
- * one check of a rate, for every function that takes one.
- */
-extern double rate_bytes_per_second(double max_mb_per_sec);
 
 /* The same for an argument; NULL is 0 (no limit). */
 extern double rate_argument(FunctionCallInfo fcinfo, int argno);
