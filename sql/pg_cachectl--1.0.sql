@@ -250,14 +250,8 @@ GRANT SELECT ON cachectl.database_status TO pg_read_all_stats;
 -- The same rows for snapshot() of a whole database (it reads the OS maps of
 -- the relations found cached only), so that snapshot() needs no grant of
 -- the report.
-CREATE FUNCTION cachectl_internal.database_status(
-    OUT relation regclass,
-    OUT kind text,
-    OUT size_bytes int8,
-    OUT shared_bytes int8,
-    OUT os_bytes int8,
-    OUT both_bytes int8)
-RETURNS SETOF record
+CREATE FUNCTION cachectl_internal.database_status()
+RETURNS SETOF cachectl.database_status
 AS 'MODULE_PATHNAME', 'pg_cachectl_snapshot_database_status'
 LANGUAGE C VOLATILE PARALLEL RESTRICTED ROWS 1000;
 COMMENT ON FUNCTION cachectl_internal.database_status() IS
@@ -1208,15 +1202,16 @@ AS $role_set_objects$
      WHERE o.role_set = role_set_objects.role_set
 $role_set_objects$;
 COMMENT ON FUNCTION cachectl_internal.role_set_objects(text) IS
-    'Internal to grant_to() and revoke_from(): the privileges of a set (reader, operator, cluster_operator, snapshots, autowarm).';
+    'Internal to role_set_apply(): the privileges of a set (reader, operator, cluster_operator, snapshots, autowarm).';
 
-CREATE FUNCTION cachectl_internal.role_set_statements(role regrole, role_set text, granting boolean)
+CREATE FUNCTION cachectl_internal.role_set_apply(role regrole, role_set text, granting boolean)
 RETURNS SETOF text
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
-AS $role_set_statements$
+AS $role_set_apply$
 DECLARE
     v_object record;
+    v_statement text;
     v_found boolean := false;
 BEGIN
     IF role IS NULL OR role_set IS NULL THEN
@@ -1226,35 +1221,28 @@ BEGIN
         v_found := true;
         -- the schema's USAGE stays on a revoke: another set may need it
         CONTINUE WHEN NOT granting AND v_object.privilege = 'USAGE';
-        RETURN NEXT CASE WHEN granting
+        v_statement := CASE WHEN granting
             THEN format('GRANT %s ON %s TO %s', v_object.privilege, v_object.object, role)
             ELSE format('REVOKE %s ON %s FROM %s', v_object.privilege, v_object.object, role)
         END;
+        EXECUTE v_statement;
+        RETURN NEXT v_statement;
     END LOOP;
     IF NOT v_found THEN
         PERFORM cachectl_internal.raise_for_user('22023', format('unknown role set "%s"', role_set),
             'The sets are reader, operator, cluster_operator, snapshots and autowarm.');
     END IF;
 END
-$role_set_statements$;
-COMMENT ON FUNCTION cachectl_internal.role_set_statements(regrole, text, boolean) IS
-    'Internal to grant_to() and revoke_from(): the GRANT or REVOKE statements of a set for a role.';
+$role_set_apply$;
+COMMENT ON FUNCTION cachectl_internal.role_set_apply(regrole, text, boolean) IS
+    'Internal to grant_to() and revoke_from(): runs the GRANT or REVOKE statements of a set for a role and returns them.';
 
 -- Grants a set of privileges to a role in one call; returns the statements run.
 CREATE FUNCTION cachectl.grant_to(role regrole, role_set text)
 RETURNS SETOF text
-LANGUAGE plpgsql
+LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
-AS $grant_to$
-DECLARE
-    v_statement text;
-BEGIN
-    FOR v_statement IN SELECT * FROM cachectl_internal.role_set_statements(role, role_set, true) LOOP
-        EXECUTE v_statement;
-        RETURN NEXT v_statement;
-    END LOOP;
-END
-$grant_to$;
+AS $grant_to$ SELECT * FROM cachectl_internal.role_set_apply(role, role_set, true) $grant_to$;
 COMMENT ON FUNCTION cachectl.grant_to(regrole, text) IS
     'Grants a role one set of privileges (reader, operator, cluster_operator, snapshots, autowarm) and returns the statements run; as the caller, who must hold the grant option (owner or superuser).';
 REVOKE ALL ON FUNCTION cachectl.grant_to(regrole, text) FROM PUBLIC;
@@ -1262,18 +1250,9 @@ REVOKE ALL ON FUNCTION cachectl.grant_to(regrole, text) FROM PUBLIC;
 -- Takes a set back; returns the statements run.
 CREATE FUNCTION cachectl.revoke_from(role regrole, role_set text)
 RETURNS SETOF text
-LANGUAGE plpgsql
+LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
-AS $revoke_from$
-DECLARE
-    v_statement text;
-BEGIN
-    FOR v_statement IN SELECT * FROM cachectl_internal.role_set_statements(role, role_set, false) LOOP
-        EXECUTE v_statement;
-        RETURN NEXT v_statement;
-    END LOOP;
-END
-$revoke_from$;
+AS $revoke_from$ SELECT * FROM cachectl_internal.role_set_apply(role, role_set, false) $revoke_from$;
 COMMENT ON FUNCTION cachectl.revoke_from(regrole, text) IS
     'Revokes from a role one set of privileges that grant_to() grants (USAGE on schema cachectl stays: another set may need it) and returns the statements run; as the caller. A privilege of two sets is revoked with either.';
 REVOKE ALL ON FUNCTION cachectl.revoke_from(regrole, text) FROM PUBLIC;

@@ -376,7 +376,7 @@ my %never_long = (
 	grant_to => 'a few GRANT statements',
 	revoke_from => 'a few REVOKE statements',
 	role_set_objects => 'a constant list',
-	role_set_statements => 'a constant list, formatted',
+	role_set_apply => 'a few GRANT or REVOKE statements',
 	require_own_transaction => 'a check of the transaction state',
 	raise_for_user => 'an error, raised',);
 
