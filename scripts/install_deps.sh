@@ -32,7 +32,7 @@ TEST=(
     libipc-run-perl             # PostgreSQL::Test::Cluster (TAP)
     util-linux                  # fincore, to check our counts against
     postgresql-15-cron          # pg_cron 1.4.2, for the scheduled restore test (test/t/031)
-    postgresql-15-pgtap         # pgTAP 1.2.0, for the pgTAP example of the README (test/t/060)
+    postgresql-15-pgtap         # pgTAP 1.2.0, for the pgTAP example of docs/REGRESSION_TESTING.md (test/t/060)
     libtap-parser-sourcehandler-pgtap-perl  # pg_prove, which runs that example
     sqlsmith                    # random queries over the catalog, for test/t/051
     debhelper                   # the Debian package (debian/, test/t/040)

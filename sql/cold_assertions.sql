@@ -1,4 +1,4 @@
--- The examples of the README's "In your regression suite", as a suite: a
+-- The examples of docs/REGRESSION_TESTING.md, as a suite: a
 -- known cold state, then assertions on a plan node's buffer counts, on
 -- status() before and after a query, and on os_residency around a
 -- maintenance job.  Written so that the output is the same on PostgreSQL
@@ -85,7 +85,7 @@ CREATE TEMP TABLE status_before AS
 SELECT relation, fork, shared_blocks, os_blocks FROM cachectl.status('orders', cascade => true);
 SELECT id, customer FROM orders WHERE id = 4242;
 -- (os_cache_holds_all: every block, but those whose pages the host's reclaim
--- took since the prefetch, as cachestat counts them; the README shows the
+-- took since the prefetch, as cachestat counts them; docs/REGRESSION_TESTING.md shows the
 -- plain a.os_blocks = a.size_blocks)
 SELECT a.relation, a.fork, a.shared_blocks - b.shared_blocks AS shared_blocks_added,
        a.os_blocks - b.os_blocks AS os_blocks_added,

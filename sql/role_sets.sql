@@ -134,7 +134,7 @@ RESET ROLE;
 SELECT * FROM cachectl.revoke_from('regress_rs_snap', 'snapshots');
 SELECT has_function_privilege('regress_rs_snap', 'cachectl.snapshot(text, regclass[], boolean)', 'EXECUTE') AS may_snapshot,
        has_schema_privilege('regress_rs_snap', 'cachectl', 'USAGE') AS schema_usage;
--- the README's GRANT by name alone works for the procedure and the functions
+-- docs/REFERENCE.md's GRANT by name alone works for the procedure and the functions
 GRANT EXECUTE ON PROCEDURE cachectl.restore TO regress_rs_snap;
 GRANT EXECUTE ON FUNCTION cachectl.snapshot TO regress_rs_snap;
 SELECT has_function_privilege('regress_rs_snap', 'cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)', 'EXECUTE') AS may_restore;

@@ -20,7 +20,7 @@ static const char *const entry_signatures[] = {
 	"pg_catalog.float8, pg_catalog.text)",
 };
 
-/* As the README prints them, for the hint (each name has one signature). */
+/* As docs/REFERENCE.md prints them, for the hint (each name has one signature). */
 static const char *const entry_grants[] = {
 	[INTERNAL_FOR_SNAPSHOT] = "GRANT EXECUTE ON FUNCTION cachectl.snapshot",
 	[INTERNAL_FOR_RESTORE] = "GRANT EXECUTE ON PROCEDURE cachectl.restore",

@@ -1,5 +1,5 @@
 /*
- * null_arguments.h — the one NULL rule every SQL function follows (README,
+ * null_arguments.h — the one NULL rule every SQL function follows (docs/REFERENCE.md,
  * "NULL arguments"):
  *
  *   - the subject of a call (the relation, the relation list, the buffer,

@@ -1,4 +1,4 @@
--- The README's "In your regression suite" examples as a pgTAP file, for
+-- The examples of docs/REGRESSION_TESTING.md as a pgTAP file, for
 -- pg_prove against a database with pgtap and pg_cachectl installed
 -- (test/t/060_pgtap_example.pl runs it):
 --     pg_prove -d DBNAME test/pgtap/cold_assertions.sql

@@ -1,10 +1,10 @@
 # 060_pgtap_example.pl
 #
-# The README's "In your regression suite" examples as a pgTAP file
+# The examples of docs/REGRESSION_TESTING.md as a pgTAP file
 # (test/pgtap/cold_assertions.sql), run by pg_prove against a cluster with
 # pgtap and pg_cachectl installed, as an extension author's CI would.  The
-# cluster keeps PostgreSQL's defaults but for autovacuum, which the README
-# asks to turn off.  Asserts:
+# cluster keeps PostgreSQL's defaults but for autovacuum, which
+# docs/REGRESSION_TESTING.md asks to turn off.  Asserts:
 # - pg_prove passes the file, every planned test ran and passed;
 # - a copy expecting 4 reads where a cold lookup makes 3 fails, naming the
 #   test: the harness does catch a wrong count.

@@ -1,7 +1,7 @@
 # 071_monitoring_configs.pl
 #
 # The shipped monitoring configurations (monitoring/), checked against a
-# running server, against each other and against the README.  070 runs
+# running server, against each other and against docs/MONITORING.md.  070 runs
 # postgres_exporter and Prometheus for real; pg_exporter and pgwatch are not
 # packaged for Debian, so their files are checked here the way those tools
 # read them:
@@ -17,7 +17,7 @@
 #   min_version the server meets; pgwatch's metrics have SQL for this major,
 #   epoch_ns first, tag_ labels, declared gauges, and its preset names only
 #   defined metrics;
-# - the README's table of metrics lists exactly the metrics made;
+# - the table of metrics in docs/MONITORING.md lists exactly the metrics made;
 # - promtool accepts the alerting rules, and their unit tests pass.
 use strict;
 use warnings;
@@ -38,7 +38,7 @@ my %file = (
 	pgwatch => "$monitoring/pgwatch/pg_cachectl_metrics.yaml",
 	alerts => "$monitoring/prometheus/pg_cachectl_alerts.yml",
 	alert_tests => "$monitoring/prometheus/pg_cachectl_alerts_test.yml",
-	readme => "$source_dir/README.md");
+	monitoring_doc => "$source_dir/docs/MONITORING.md");
 for my $path (values %file)
 {
 	plan skip_all => "$path is not readable" unless -r $path;
@@ -207,19 +207,19 @@ my $preset = $config{pgwatch}{presets}{pg_cachectl}{metrics} // {};
 is_deeply([ sort keys %$preset ], [ sort keys %{ $config{pgwatch}{metrics} } ],
 	'the pgwatch preset gathers every metric defined, no other');
 
-# The README's table of metrics is the list made.
-my $readme = slurp_file($file{readme});
-my ($table) = $readme =~ /\n\| metric \| labels \| meaning \|\n\|[-| ]+\|\n((?:\|.*\n)+)/;
-ok(defined $table, 'the README has a table of metrics (| metric | labels | meaning |)');
-my @readme_metrics;
+# The table of metrics in docs/MONITORING.md is the list made.
+my $monitoring_doc = slurp_file($file{monitoring_doc});
+my ($table) = $monitoring_doc =~ /\n\| metric \| labels \| meaning \|\n\|[-| ]+\|\n((?:\|.*\n)+)/;
+ok(defined $table, 'docs/MONITORING.md has a table of metrics (| metric | labels | meaning |)');
+my @documented_metrics;
 for my $row (split /\n/, $table // '')
 {
 	my ($names, $labels) = $row =~ /^\| ([^|]+) \| ([^|]+) \|/ or next;
 	my $label_list = join ',', sort $labels =~ /`([a-z_]+)`/g;
-	push @readme_metrics, map { "$_\{$label_list}" } $names =~ /`(pg_cachectl_[a-z_]+)`/g;
+	push @documented_metrics, map { "$_\{$label_list}" } $names =~ /`(pg_cachectl_[a-z_]+)`/g;
 }
-is_deeply([ sort @readme_metrics ], \@postgres_exporter_metrics,
-	"the README's table lists every metric made, with its labels, and no other");
+is_deeply([ sort @documented_metrics ], \@postgres_exporter_metrics,
+	"docs/MONITORING.md's table lists every metric made, with its labels, and no other");
 
 # The alerting rules: promtool's own checks and unit tests.
 SKIP:
