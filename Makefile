@@ -11,7 +11,7 @@
 
 EXTENSION = pg_cachectl
 MODULE_big = pg_cachectl
-DATA = sql/pg_cachectl--1.0.sql
+DATA = sql/pg_cachectl--1.0.sql sql/pg_cachectl--1.1.sql sql/pg_cachectl--1.0--1.1.sql
 PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache"
 
 SHIM_OBJS = \
@@ -32,7 +32,11 @@ SHIM_OBJS = \
 	src/pg/fork_files.o \
 	src/pg/fork_residency.o \
 	src/pg/snapshot_runs.o \
-	src/pg/restore_plan.o \
+	src/pg/snapshot_plan.o \
+	src/pg/snapshot_match.o \
+	src/pg/snapshot_record.o \
+	src/pg/snapshot_load.o \
+	src/pg/snapshot_restore.o \
 	src/pg/block_runs.o \
 	src/pg/cluster_identity.o \
 	src/pg/os_cache_jobs.o \

@@ -99,6 +99,8 @@ GOAL_REBOOT_FRACTION=3   # reboot (c): time to 90 % <= (b)'s / this
 GOAL_CORE_PCT=1          # snapshot of 64 GiB every 300 s: <= this % of one core
 EXTRAPOLATE_GIB=64
 DEFAULT_INTERVAL_S=300
+GOAL_SNAPSHOT_CPU_RATIO=3   # snapshot(): >= this many times less CPU than 1.0's (issue 28)
+GOAL_UNCHANGED_WAL_KB=64    # ... and an unchanged cache writes < this much WAL
 
 [ "$(id -u)" = 0 ] || { echo "autowarm.sh: run as root (the clusters run as postgres; the OS cache is dropped with dd)" >&2; exit 1; }
 command -v "$PG_BINDIR/pgbench" >/dev/null || { echo "autowarm.sh: no pgbench in $PG_BINDIR" >&2; exit 1; }
@@ -510,6 +512,7 @@ fi
 # ---------------------------------------------------------------------------
 # snapshot cost
 declare -A SNAP_CPU_C=() SNAP_CPU_U=() SNAP_WAL_C=() SNAP_WAL_U=() SNAP_MS_C=() SNAP_MS_U=()
+declare -A OLD_CPU_C=() OLD_CPU_U=() OLD_WAL_U=()
 if part snapshot; then
     say ""
     say "snapshot cost: a cluster of its own (shared_buffers = $SHARED_BUFFERS, wal_level = minimal for building t)"
@@ -520,6 +523,13 @@ if part snapshot; then
     # shellcheck disable=SC2016  # SQL, dollar-quoted
     sql -c 'CREATE FUNCTION bench_cpu_ns() RETURNS int8 LANGUAGE sql AS $$
                 SELECT split_part(pg_read_file($f$/proc/self/schedstat$f$), $s$ $s$, 1)::int8 $$'
+    # 1.0's snapshot() (PL/pgSQL), from its released install script, under
+    # another name: the same run measures it against today's (issue 28)
+    sql -c "CREATE SCHEMA cachectl_bench"
+    sed -n '/^CREATE FUNCTION cachectl.snapshot(/,/^\$snapshot\$;/p' "$ROOT/sql/pg_cachectl--1.0.sql" |
+        sed 's/^CREATE FUNCTION cachectl.snapshot(/CREATE FUNCTION cachectl_bench.snapshot_1_0(/' >"$WORK/snapshot_1_0.sql"
+    [ -s "$WORK/snapshot_1_0.sql" ] || die "could not read 1.0's snapshot() from sql/pg_cachectl--1.0.sql"
+    sql -f "$WORK/snapshot_1_0.sql" >/dev/null
     for gb in $SNAP_GB; do
         blocks=$(calc "int($gb * 131072)")
         sql -c "DROP TABLE IF EXISTS t" -c "DELETE FROM cachectl.snapshot" -c "CHECKPOINT"
@@ -533,12 +543,16 @@ if part snapshot; then
         say "  $gb GiB: t of $T_BLOCKS blocks built in $(fmt "$T_BUILD_S") s; cached: $c_os MiB in the OS cache (of $c_size MiB of relations), $c_shared MiB in shared buffers (random single blocks of t)"
         emit_info "snapshot_state_${gb}GiB" "OS $c_os MiB, shared $c_shared MiB, relations $c_size MiB"
         cpu_c=() cpu_u=() wal_c=() wal_u=() ms_c=() ms_u=()
+        old_cpu_c=() old_cpu_u=() old_wal_u=()
         for ((r = 1; r <= SNAP_REPS; r++)); do
+          for impl in today 1.0; do
+            fn=cachectl.snapshot
+            [ "$impl" = 1.0 ] && fn=cachectl_bench.snapshot_1_0
             for kind in changed unchanged; do
-                IFS='|' read -r ns wal ms rows written <<<"$(sql -v label="cost_${gb}_$r" <<'SQL' | tail -n1
+                IFS='|' read -r ns wal ms rows written <<<"$(sql -v label="cost_${impl}_${gb}_$r" -v fn="$fn" <<'SQL' | tail -n1
 SELECT bench_cpu_ns() AS c0, pg_current_wal_lsn() AS l0, clock_timestamp() AS t0 \gset
 BEGIN;
-SELECT rows_recorded FROM cachectl.snapshot(:'label') \gset
+SELECT rows_recorded FROM :fn(:'label') \gset
 SELECT pg_stat_get_xact_tuples_inserted(c) + pg_stat_get_xact_tuples_updated(c) + pg_stat_get_xact_tuples_deleted(c) AS written
   FROM (SELECT 'cachectl.snapshot'::regclass::oid) AS x (c) \gset
 COMMIT;
@@ -546,13 +560,21 @@ SELECT bench_cpu_ns() - :c0, pg_current_wal_lsn() - :'l0'::pg_lsn,
        1000 * extract(epoch FROM clock_timestamp() - :'t0'::timestamptz), :'rows_recorded', :'written';
 SQL
 )"
-                say "    $kind cache (label cost_${gb}_$r, $([ "$kind" = changed ] && echo "first" || echo "second") snapshot): CPU $(fmt "$ns / 1e6") ms, WAL $wal bytes, wall $(fmt "$ms") ms; $rows rows recorded, $written rows written"
+                say "    $impl: $kind cache (label cost_${impl}_${gb}_$r, $([ "$kind" = changed ] && echo "first" || echo "second") snapshot): CPU $(fmt "$ns / 1e6") ms, WAL $wal bytes, wall $(fmt "$ms") ms; $rows rows recorded, $written rows written"
+                if [ "$impl" = 1.0 ]; then
+                    if [ "$kind" = changed ]; then old_cpu_c+=("$ns"); else old_cpu_u+=("$ns") old_wal_u+=("$wal"); fi
+                    emit_sample snapshot_cpu_1_0 "$kind cache" "$gb" "$(calc "$ns / 1e6")" "ms CPU"
+                    continue
+                fi
                 if [ "$kind" = changed ]; then cpu_c+=("$ns") wal_c+=("$wal") ms_c+=("$ms"); else cpu_u+=("$ns") wal_u+=("$wal") ms_u+=("$ms"); fi
                 emit_sample snapshot_cpu "$kind cache" "$gb" "$(calc "$ns / 1e6")" "ms CPU"
                 emit_sample snapshot_wal "$kind cache" "$gb" "$(calc "$wal / 1024")" kB
                 emit_sample snapshot_wall "$kind cache" "$gb" "$ms" ms
             done
+          done
         done
+        OLD_CPU_C[$gb]=$(median_of "${old_cpu_c[@]}") OLD_CPU_U[$gb]=$(median_of "${old_cpu_u[@]}")
+        OLD_WAL_U[$gb]=$(median_of "${old_wal_u[@]}")
         SNAP_CPU_C[$gb]=$(median_of "${cpu_c[@]}") SNAP_CPU_U[$gb]=$(median_of "${cpu_u[@]}")
         SNAP_WAL_C[$gb]=$(median_of "${wal_c[@]}") SNAP_WAL_U[$gb]=$(median_of "${wal_u[@]}")
         SNAP_MS_C[$gb]=$(median_of "${ms_c[@]}") SNAP_MS_U[$gb]=$(median_of "${ms_u[@]}")
@@ -618,6 +640,15 @@ if part snapshot; then
     say "  snapshot cost (medians of $SNAP_REPS; the whole database; t fully in the OS cache, half the pool random single blocks of t):"
     for gb in $SNAP_GB; do
         say "    $gb GiB cached: changed $(fmt "${SNAP_CPU_C[$gb]} / 1e6") ms CPU, $(fmt "${SNAP_WAL_C[$gb]} / 1024") kB WAL, $(fmt "${SNAP_MS_C[$gb]}") ms; unchanged $(fmt "${SNAP_CPU_U[$gb]} / 1e6") ms CPU, $(fmt "${SNAP_WAL_U[$gb]} / 1024") kB WAL, $(fmt "${SNAP_MS_U[$gb]}") ms"
+        ratio_c=$(calc "${OLD_CPU_C[$gb]} / ${SNAP_CPU_C[$gb]}")
+        ratio_u=$(calc "${OLD_CPU_U[$gb]} / ${SNAP_CPU_U[$gb]}")
+        say "      1.0's snapshot(), same run: changed $(fmt "${OLD_CPU_C[$gb]} / 1e6") ms CPU ($(fmt "$ratio_c" 2)x today's), unchanged $(fmt "${OLD_CPU_U[$gb]} / 1e6") ms CPU ($(fmt "$ratio_u" 2)x), unchanged WAL $(fmt "${OLD_WAL_U[$gb]} / 1024") kB"
+        emit_goal "snapshot of $gb GiB cached: >= ${GOAL_SNAPSHOT_CPU_RATIO}x less CPU than 1.0's (changed cache)" \
+            "$(fmt "${SNAP_CPU_C[$gb]} / 1e6") ms" "1.0 $(fmt "${OLD_CPU_C[$gb]} / 1e6") ms" "$(fmt "$ratio_c" 2)" "$(verdict "$ratio_c >= $GOAL_SNAPSHOT_CPU_RATIO")"
+        emit_goal "snapshot of $gb GiB cached: >= ${GOAL_SNAPSHOT_CPU_RATIO}x less CPU than 1.0's (unchanged cache)" \
+            "$(fmt "${SNAP_CPU_U[$gb]} / 1e6") ms" "1.0 $(fmt "${OLD_CPU_U[$gb]} / 1e6") ms" "$(fmt "$ratio_u" 2)" "$(verdict "$ratio_u >= $GOAL_SNAPSHOT_CPU_RATIO")"
+        emit_goal "snapshot of $gb GiB cached, unchanged: < ${GOAL_UNCHANGED_WAL_KB} kB of WAL" \
+            "$(fmt "${SNAP_WAL_U[$gb]} / 1024") kB" "1.0 $(fmt "${OLD_WAL_U[$gb]} / 1024") kB" '-' "$(verdict "${SNAP_WAL_U[$gb]} < $GOAL_UNCHANGED_WAL_KB * 1024")"
     done
     # per GiB from the largest size, fixed costs included (the pool pass)
     per_gib_c=$(calc "${SNAP_CPU_C[$LAST_GB]} / 1e9 / ($LAST_OS_MIB / 1024)")

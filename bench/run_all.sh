@@ -25,7 +25,7 @@ QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-1}; else RUNS=${RUNS:-3}; fi
 OUT=${BENCH_OUT:-$HERE/results}
 export PG_CONFIG=${PG_CONFIG:-pg_config} QUICK TMPDIR=${TMPDIR:-/tmp}
-SCRIPTS=(os_residency evict evict_sweep os_prefetch both_layers metrics autowarm)
+SCRIPTS=(os_residency evict evict_sweep os_prefetch both_layers metrics autowarm snapshot_poll)
 [ -n "${BENCH_ONLY:-}" ] && read -r -a SCRIPTS <<<"$BENCH_ONLY"
 
 [ "$(id -u)" = 0 ] || { echo "run_all.sh: run as root (the clusters run as postgres)" >&2; exit 1; }
@@ -84,6 +84,7 @@ for name in "${SCRIPTS[@]}"; do
         both_layers) settings=(LOAD_REPS="$RUNS") ;;
         metrics) settings=(REPS="$((RUNS * 2 + 1))") ;;
         autowarm) settings=(SNAP_REPS="$RUNS") ;;   # failover and reboot: once each (a minute per variant)
+        snapshot_poll) settings=(REPS=2000) ;;
         *) echo "run_all: no benchmark named $name" >&2; exit 1 ;;
     esac
     echo "run_all: $name (${settings[*]}), log in $OUT/logs/$name.log"

@@ -114,20 +114,31 @@ SELECT range_agg(int8range(first_block, first_block + block_count)) AS shared_af
 FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT cachectl.os_map('snap_t', fork => 'main') = :'os_map_exact'::varbit AS os_map_reproduced;
 
--- ---- many runs load in one call per 32 MB chunk, not one per run ----
+-- ---- many runs load in one step per 32 MB chunk, not one per run ----
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
 SELECT shared_blocks_loaded FROM cachectl_internal.prewarm_runs('snap_t', 'main',
     (SELECT range_agg(int8range(b, b + 2)) FROM generate_series(0, 100, 4) b), 'shared');
 SELECT relations FROM cachectl.snapshot('many_runs', ARRAY['snap_t'::regclass]);
 SELECT count(*) AS shared_runs FROM cachectl_internal.shared_block_runs(ARRAY['snap_t'::regclass]) WHERE fork = 'main';
 SELECT count(*) >= 0 AS cold FROM cachectl.cold('snap_t');
-SET track_functions = 'all';
+-- the plan has one chunk for the 26 runs; restore() loads a chunk per step
+SELECT count(*) AS chunks, sum((SELECT count(*) FROM unnest(runs))) AS runs
+FROM cachectl_internal.restore_plan('many_runs', 'shared') WHERE fork IS NOT NULL;
 CALL cachectl.restore('many_runs', target => 'shared') \gset many_
-SELECT pg_stat_force_next_flush();
 SELECT :many_shared_blocks_loaded AS shared_loaded;
-SELECT calls AS prewarm_runs_calls FROM pg_stat_user_functions
-WHERE schemaname = 'cachectl_internal' AND funcname = 'prewarm_runs';
-RESET track_functions;
+
+-- ---- the budget: prewarm_max_share of the pool, for the whole restore ----
+SELECT count(*) >= 0 AS warm FROM cachectl.prewarm('snap_t', 'shared');
+SELECT relations, shared_blocks > 16 AS more_than_budget FROM cachectl.snapshot('budget', ARRAY['snap_t'::regclass]);
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SET cachectl.prewarm_max_share = 0.001;  -- 16 of the 16,384 buffers
+\set VERBOSITY default
+CALL cachectl.restore('budget', target => 'shared') \gset budget_
+\set VERBOSITY sqlstate
+SELECT :budget_shared_blocks_loaded AS shared_loaded,
+       (SELECT sum(block_count) FROM cachectl.snapshot WHERE label = 'budget' AND layer = 'shared')
+         - :budget_shared_blocks_loaded AS left_out;
+RESET cachectl.prewarm_max_share;
 
 -- ---- replacing a label ----
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
@@ -163,6 +174,12 @@ DROP TABLE snap_p;                      -- gone: skipped
 CALL cachectl.restore('moved') \gset moved_
 SELECT :moved_relations_warmed AS warmed, :moved_relations_skipped AS skipped,
        :moved_relations_remapped AS remapped, :'moved_matched_by' AS matched_by;
+-- the one matching rule: by OID where this cluster recorded the row and the
+-- OID exists, else by name; NULL where neither finds a relation
+SELECT cachectl_internal.snapshot_row_relation(cachectl_internal.system_identifier(), 'snap_t'::regclass, 'no_such') AS by_oid,
+       cachectl_internal.snapshot_row_relation('1', 'snap_t'::regclass, 'public.snap_t') AS other_cluster_by_name,
+       cachectl_internal.snapshot_row_relation(cachectl_internal.system_identifier(), 0, 'public.snap_t') AS oid_gone_by_name,
+       cachectl_internal.snapshot_row_relation('1', 'snap_t'::regclass, 'public.no_such') IS NULL AS found_nowhere;
 -- a snapshot from a dump of another cluster: matched by name, blocks by share
 SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
 UPDATE cachectl.snapshot SET system_identifier = '1', relation = 1, owner_table = 1 WHERE label = 'regress';

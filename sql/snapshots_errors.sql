@@ -34,6 +34,14 @@ BEGIN;
 CALL cachectl.restore('regress');
 \set VERBOSITY sqlstate
 ROLLBACK;
+-- nor from a function (atomic too): the same, before it loads anything
+CREATE FUNCTION restore_inside() RETURNS void LANGUAGE plpgsql AS $$
+DECLARE w int8; s int8; r int8; sb int8; ob int8; secs float8; m text;
+BEGIN CALL cachectl.restore('regress', 'both', NULL, w, s, r, sb, ob, secs, m); END $$;
+\set VERBOSITY default
+SELECT restore_inside();
+\set VERBOSITY sqlstate
+DROP FUNCTION restore_inside();
 -- layer and fork are checked
 INSERT INTO cachectl.snapshot SELECT label, taken_at, system_identifier, relation, relation_name, owner_table,
        owner_table_name, relfilenode, fork, 'disk', fork_blocks, block_count, blocks

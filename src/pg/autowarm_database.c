@@ -10,7 +10,8 @@
  * replay brings is loaded, only what is not resident.  A promotion turns
  * following into recording.
  *
- * SIGTERM only sets a flag (the shutdown snapshot needs the worker alive);
+ * SIGTERM only sets core's shutdown flag (SignalHandlerForShutdownRequest:
+ * the shutdown snapshot needs the worker alive);
  * the leader cancels the current statement (SIGINT) when a reload turns
  * autowarm off.  The worker leaves its database, between two transactions,
  * when another session needs it to itself (DROP DATABASE and the like wait
@@ -67,7 +68,6 @@
 
 PGDLLEXPORT void pg_cachectl_autowarm_database_main(Datum main_arg);
 
-static volatile sig_atomic_t shutdown_requested = false;
 static AutowarmDatabase *my_slot = NULL;
 static bool ended_cleanly = false;
 static bool leaving_database = false;	/* DDL waits for this worker to go */
@@ -76,16 +76,6 @@ static char connected_role[NAMEDATALEN];	/* cachectl.autowarm_role as connected 
 static bool read_only_logged = false;
 static bool start_load_running = false;	/* its marker is to go at any clean exit */
 static emit_log_hook_type previous_emit_log_hook = NULL;
-
-static void
-request_shutdown(SIGNAL_ARGS)
-{
-	int			save_errno = errno;
-
-	shutdown_requested = true;
-	SetLatch(MyLatch);
-	errno = save_errno;
-}
 
 /* The settings as of the last reload (read between statements only). */
 static void
@@ -146,7 +136,7 @@ autowarm_should_stop(void)
 						my_slot ? my_slot->database_name : "?")));
 		role_changed = true;
 	}
-	return shutdown_requested || leaving_database || role_changed || !cachectl_autowarm_setting;
+	return ShutdownRequestPending || leaving_database || role_changed || !cachectl_autowarm_setting;
 }
 
 /* Every ERROR and FATAL this worker reports, as it reports it: the status counts them all. */
@@ -168,8 +158,7 @@ leave_slot(int code, Datum arg)
 		autowarm_start_marker_clear(MyDatabaseId);
 	if (my_slot == NULL)
 		return;
-	AUTOWARM_UPDATE(my_slot,
-					my_slot->pid = 0;
+	AUTOWARM_SHARED_UPDATE(my_slot->pid = 0;
 					if (!ended_cleanly)
 						my_slot->phase = AUTOWARM_FAILED);
 }
@@ -202,7 +191,7 @@ record_snapshot_now(AutowarmDatabase *slot, const char *why)
 	int64		os_blocks = 0;
 	bool		isnull;
 
-	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_RECORDING);
+	AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_RECORDING);
 	pgstat_report_activity(STATE_RUNNING, "pg_cachectl autowarm: recording");
 	ereport(LOG,
 			(errmsg("pg_cachectl autowarm: recording cache snapshot \"%s\" of database \"%s\" (%s)",
@@ -233,8 +222,7 @@ record_snapshot_now(AutowarmDatabase *slot, const char *why)
 
 	finished = GetCurrentTimestamp();
 	wal_bytes = pgWalUsage.wal_bytes - wal_before;
-	AUTOWARM_UPDATE(slot,
-					slot->snapshot_at = started;
+	AUTOWARM_SHARED_UPDATE(slot->snapshot_at = started;
 					slot->snapshot_rows_written = rows_written;
 					slot->snapshot_wal_bytes = wal_bytes;
 					slot->snapshot_seconds = seconds_between(started, finished);
@@ -285,7 +273,7 @@ record_snapshot(AutowarmDatabase *slot, const char *why)
 		}
 		PG_END_TRY();
 	}
-	AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
+	AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_IDLE);
 	pgstat_report_activity(STATE_IDLE, NULL);
 	if (!recorded && !read_only_logged)
 		ereport(LOG,
@@ -341,7 +329,7 @@ start_load(AutowarmDatabase *slot, bool standby)
 	 * loaded.  Either way it did not crash: the marker goes.
 	 */
 	start_load_running = true;
-	done = autowarm_load(slot, false, true, standby ? "standby start" : "server start");
+	done = autowarm_load(slot, false, true, standby ? "standby start" : "server start", autowarm_should_stop);
 	autowarm_start_marker_clear(MyDatabaseId);
 	start_load_running = false;
 	return done;
@@ -364,7 +352,7 @@ run_worker(AutowarmDatabase *slot)
 	if (!start_load_done)
 	{
 		start_load_done = start_load(slot, standby);
-		AUTOWARM_UPDATE(slot, slot->start_load_done = start_load_done);
+		AUTOWARM_SHARED_UPDATE(slot->start_load_done = start_load_done);
 	}
 	if (last_snapshot == 0)
 		last_snapshot = GetCurrentTimestamp();
@@ -379,14 +367,14 @@ run_worker(AutowarmDatabase *slot)
 		now = GetCurrentTimestamp();
 		if (RecoveryInProgress())
 		{
-			AUTOWARM_UPDATE(slot, slot->phase = cachectl_autowarm_follow_setting ? AUTOWARM_FOLLOWING : AUTOWARM_IDLE);
+			AUTOWARM_SHARED_UPDATE(slot->phase = cachectl_autowarm_follow_setting ? AUTOWARM_FOLLOWING : AUTOWARM_IDLE);
 			if (cachectl_autowarm_follow_setting && now >= next_poll)
 			{
 				next_poll = TimestampTzPlusMilliseconds(now, FOLLOW_POLL_MILLISECONDS);
 				if (newer_snapshot_replayed(slot))
 				{
-					autowarm_load(slot, true, false, "newer snapshot replayed");
-					AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_FOLLOWING);
+					autowarm_load(slot, true, false, "newer snapshot replayed", autowarm_should_stop);
+					AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_FOLLOWING);
 				}
 			}
 		}
@@ -398,10 +386,10 @@ run_worker(AutowarmDatabase *slot)
 						(errmsg("pg_cachectl autowarm: database \"%s\" is on a primary now: recording, no longer following",
 								slot->database_name)));
 				standby = false;
-				AUTOWARM_UPDATE(slot, slot->standby = false);
+				AUTOWARM_SHARED_UPDATE(slot->standby = false);
 				last_snapshot = now;
 			}
-			AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_IDLE);
+			AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_IDLE);
 			/* due from the interval as set now: a reload that shortens it takes effect at once */
 			if (cachectl_autowarm_interval_setting > 0 && now >= snapshot_due(last_snapshot))
 			{
@@ -418,13 +406,12 @@ run_worker(AutowarmDatabase *slot)
 	}
 
 	/* a clean shutdown of a primary: its cache as it is now (once warmed) */
-	if (shutdown_requested && !leaving_database && cachectl_autowarm_setting && !RecoveryInProgress() && start_load_done)
+	if (ShutdownRequestPending && !leaving_database && cachectl_autowarm_setting && !RecoveryInProgress() && start_load_done)
 		(void) record_snapshot(slot, "shutdown");
 	if (!cachectl_autowarm_setting)
-		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_DISABLED);
+		AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_DISABLED);
 	else if (leaving_database || role_changed)
-		AUTOWARM_UPDATE(slot,
-						slot->phase = AUTOWARM_STARTING;	/* the leader comes back */
+		AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_STARTING;	/* the leader comes back */
 						slot->relaunch_now = role_changed && !leaving_database);
 }
 
@@ -442,15 +429,14 @@ pg_cachectl_autowarm_database_main(Datum main_arg)
 		elog(ERROR, "pg_cachectl autowarm worker launched without its role");
 	strlcpy(connected_role, MyBgworkerEntry->bgw_extra + role_name_at, sizeof(connected_role));
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
-	pqsignal(SIGTERM, request_shutdown);
+	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
 
 	slot = autowarm_slot_find(database);
 	if (slot == NULL)
 		proc_exit(0);			/* the leader released it meanwhile (database dropped) */
 	my_slot = slot;
-	AUTOWARM_UPDATE(slot,
-					slot->pid = MyProcPid;
+	AUTOWARM_SHARED_UPDATE(slot->pid = MyProcPid;
 					slot->phase = AUTOWARM_STARTING);
 	before_shmem_exit(leave_slot, 0);
 	previous_emit_log_hook = emit_log_hook;
@@ -490,7 +476,7 @@ pg_cachectl_autowarm_database_main(Datum main_arg)
 			reload_if_asked();
 			if (!cachectl_autowarm_setting)
 			{
-				AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_DISABLED);
+				AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_DISABLED);
 				ended_cleanly = true;
 				proc_exit(0);
 			}

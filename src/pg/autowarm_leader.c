@@ -102,7 +102,7 @@ rename_watched(WatchedDatabase *known, const char *name)
 	strlcpy(known->name, name, NAMEDATALEN);
 	slot = autowarm_slot_find(known->database);
 	if (slot != NULL)
-		AUTOWARM_UPDATE(slot, strlcpy(slot->database_name, name, NAMEDATALEN));
+		AUTOWARM_SHARED_UPDATE(strlcpy(slot->database_name, name, NAMEDATALEN));
 }
 
 static bool
@@ -218,13 +218,12 @@ launch_worker(WatchedDatabase *db)
 		snprintf(message, sizeof(message), "role \"%s\" (cachectl.autowarm_role) does not exist",
 				 cachectl_autowarm_role_setting);
 		autowarm_record_error(slot, message);
-		AUTOWARM_UPDATE(slot, slot->phase = AUTOWARM_FAILED);
+		AUTOWARM_SHARED_UPDATE(slot->phase = AUTOWARM_FAILED);
 		ereport(LOG,
 				(errmsg("pg_cachectl autowarm could not start a worker for database \"%s\": %s", db->name, message)));
 		return;
 	}
-	AUTOWARM_UPDATE(slot,
-					slot->leave_requested = false;
+	AUTOWARM_SHARED_UPDATE(slot->leave_requested = false;
 					slot->relaunch_now = false;
 					slot->phase = AUTOWARM_STARTING);
 

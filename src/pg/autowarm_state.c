@@ -105,8 +105,7 @@ autowarm_record_error(AutowarmDatabase *slot, const char *message)
 {
 	TimestampTz now = GetCurrentTimestamp();
 
-	AUTOWARM_UPDATE(slot,
-					slot->failures++;
+	AUTOWARM_SHARED_UPDATE(slot->failures++;
 					slot->last_error_at = now;
 					strlcpy(slot->last_error, message, AUTOWARM_ERROR_LENGTH));
 }
@@ -120,8 +119,7 @@ autowarm_ask_to_leave(Oid database)
 
 	if (slot == NULL)
 		return 0;
-	AUTOWARM_UPDATE(slot,
-					slot->leave_requested = true;
+	AUTOWARM_SHARED_UPDATE(slot->leave_requested = true;
 					pid = slot->pid);
 	proc = pid != 0 ? BackendPidGetProc(pid) : NULL;
 	if (proc != NULL)

@@ -77,8 +77,11 @@ extern AutowarmDatabase *autowarm_slot_for(Oid database, const char *name);
 extern AutowarmDatabase *autowarm_slot_find(Oid database);
 extern void autowarm_slot_release(Oid database);
 
-/* Updates under the mutex; the slot pointer stays valid for the server's life. */
-#define AUTOWARM_UPDATE(slot, statements) \
+/*
+ * Updates of the shared state (any slot, or the leader's fields) under its
+ * one mutex; a slot pointer stays valid for the server's life.
+ */
+#define AUTOWARM_SHARED_UPDATE(statements) \
 	do { \
 		SpinLockAcquire(&autowarm_shared->mutex); \
 		statements; \

@@ -18,10 +18,12 @@ extern bool autowarm_should_stop(void);
  * transaction (what restore_plan() plans); with missing_only only what is
  * not resident.  start says whose figures it updates in the status (the
  * start load's or the last follow load's); why says when in the LOG lines.
- * Returns false when it stopped before the end (autowarm_should_stop()):
+ * Returns false when it stopped before the end (should_stop(), asked
+ * between chunks; the worker passes autowarm_should_stop):
  * such a load is not done, and the snapshot is not marked as loaded.
  */
-extern bool autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char *why);
+extern bool autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char *why,
+						  bool (*should_stop) (void));
 
 /*
  * After an ERROR ended a load: it counts as done (the start load) and its

@@ -222,8 +222,8 @@ load_shared_by_stream(SharedLoad *load)
 
 void
 prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int range_count,
-			 PrewarmTarget target, double rate, bool drop_os_copy, ActionProgress *progress,
-			 PrewarmResult *result)
+			 PrewarmTarget target, double rate, bool drop_os_copy, bool os_wait,
+			 ActionProgress *progress, PrewarmResult *result)
 {
 	MemoryContext owner = CurrentMemoryContext;
 	const char *name = RelationGetRelationName(rel);
@@ -262,7 +262,7 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 	advised.ranges = advised_ranges;
 	advised.range_count = (size_t) advised_count;
 	readahead = os_prefetch_create(owner, path, &advised, target == PREWARM_OS ? rate : 0,
-								   target != PREWARM_SHARED);
+								   target != PREWARM_SHARED && os_wait);
 
 	if (target != PREWARM_OS)
 	{
@@ -296,7 +296,7 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 
 	if (target != PREWARM_SHARED)
 	{
-		/* the rest of the ranges (all of them for 'os'), then wait for the reads */
+		/* the rest of the ranges (all of them for 'os'), then wait for the reads (os_wait) */
 		os_run_prefetch(readahead, name, forkNames[fork], progress, &os_result);
 		result->os_loaded = os_result.blocks_requested;
 	}

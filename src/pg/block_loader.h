@@ -33,10 +33,22 @@ extern int64 smgr_fork_blocks(Relation rel, ForkNumber fork);
 
 /*
  * Loads the ranges into the target layer(s); drop_os_copy then writes back
- * and drops the OS copy of what was loaded into shared buffers.
+ * and drops the OS copy of what was loaded into shared buffers.  With
+ * os_wait off, a load into the OS layer only advises the kernel and returns
+ * with its reads in flight (a snapshot load keeps the device's queue full
+ * that way, and waits once at the end).
  */
 extern void prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int range_count,
-						 PrewarmTarget target, double rate, bool drop_os_copy, ActionProgress *progress,
-						 PrewarmResult *result);
+						 PrewarmTarget target, double rate, bool drop_os_copy, bool os_wait,
+						 ActionProgress *progress, PrewarmResult *result);
+
+/*
+ * Loads runs of a relation's fork (sorted, disjoint) as prewarm_runs() and
+ * snapshot loads do: SELECT checked on its table, locked for the call,
+ * clipped to the fork as it is now.  A relation dropped meanwhile: 42P01.
+ */
+extern void prewarm_relation_runs(Oid relid, ForkNumber fork, cachectl_block_range *ranges, int range_count,
+								  PrewarmTarget target, bool drop_os_copy, bool os_wait, double rate,
+								  ActionProgress *progress, PrewarmResult *result);
 
 #endif							/* PG_CACHECTL_BLOCK_LOADER_H */

@@ -144,7 +144,7 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 												 ALLOCSET_DEFAULT_SIZES);
 			MemoryContextSwitchTo(fork_context);
 			prewarm_fork(rel, fork, &range, clip_ranges(&range, 1, blocks), target, rate, drop_os_copy,
-						 &progress, &result);
+						 true, &progress, &result);
 			progress.forks++;
 			MemoryContextSwitchTo(work_context);
 			put_prewarm_row(rsinfo, member_relid, fork, &result, started);
@@ -158,15 +158,35 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+void
+prewarm_relation_runs(Oid relid, ForkNumber fork, cachectl_block_range *ranges, int range_count,
+					  PrewarmTarget target, bool drop_os_copy, bool os_wait, double rate,
+					  ActionProgress *progress, PrewarmResult *result)
+{
+	Relation	rel;
+	cachectl_block_range *clipped;
+
+	lock_one_relation(relid, "restore", RELATION_SET_ACTION);
+	rel = relation_open(relid, NoLock); /* locked by the set */
+	/* the caller's runs are not changed: a later pass may load them again */
+	clipped = palloc(sizeof(cachectl_block_range) * Max(range_count, 1));
+	memcpy(clipped, ranges, sizeof(cachectl_block_range) * range_count);
+	prewarm_fork(rel, fork, clipped, clip_ranges(clipped, range_count, smgr_fork_blocks(rel, fork)),
+				 target, rate, drop_os_copy, os_wait, progress, result);
+	progress->forks++;
+	pfree(clipped);
+	relation_close(rel, NoLock);
+}
+
 /*
  * cachectl_internal.prewarm_runs(rel regclass, fork text, runs int8multirange,
  *                       target text DEFAULT 'both', max_mb_per_sec float8 DEFAULT NULL,
  *                       drop_os_copy boolean DEFAULT false)
  *   RETURNS record (shared_blocks_loaded int8, os_blocks_loaded int8)
  *
- * Loads the block runs of a snapshot into the target layer(s); blocks past
- * the fork's end are left out.  drop_os_copy as in prewarm(): for the runs
- * a snapshot had in shared buffers only.  Internal: what restore() calls.
+ * What restore() of version 1.0 called for each chunk (1.1 loads in C,
+ * snapshot_load.c): kept for a server whose library is newer than the
+ * extension's installed version until ALTER EXTENSION ... UPDATE.
  */
 Datum
 pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
@@ -179,9 +199,9 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	bool		drop_os_copy;
 	TupleDesc	result_desc;
 	int			run_count;
-	int64		fork_blocks;
 	cachectl_block_range *ranges;
 	Relation	rel;
+	int64		fork_blocks;
 	PrewarmResult result;
 	ActionProgress progress;
 	Datum		values[PREWARM_RUNS_COLUMNS];
@@ -200,17 +220,17 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
 		elog(ERROR, "prewarm_runs must return a composite");
 
+	/*
+	 * Only the runs inside the fork are taken from the multirange: millions
+	 * of runs past its end must not become millions of ranges here.
+	 */
 	lock_one_relation(relid, "prewarm_runs", RELATION_SET_ACTION);
-
-	action_progress_begin(&progress, "prewarm_runs");
 	rel = relation_open(relid, NoLock); /* locked by the set */
 	fork_blocks = smgr_fork_blocks(rel, fork);
-
-	/* the caller's runs: only those inside the fork are loaded */
-	ranges = block_runs_from_multirange(runs, fork_blocks, &run_count);
-	prewarm_fork(rel, fork, ranges, run_count, target, rate, drop_os_copy, &progress, &result);
-	progress.forks++;
 	relation_close(rel, NoLock);
+	action_progress_begin(&progress, "prewarm_runs");
+	ranges = block_runs_from_multirange(runs, fork_blocks, &run_count);
+	prewarm_relation_runs(relid, fork, ranges, run_count, target, drop_os_copy, true, rate, &progress, &result);
 	action_progress_end(&progress);
 
 	values[0] = Int64GetDatum(result.shared_loaded);

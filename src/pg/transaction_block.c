@@ -1,24 +1,23 @@
 /*
- * transaction_block.c — cachectl_internal.require_own_transaction(): the
- * procedures that commit as they go (CALL cachectl.restore()) say at once,
- * with a hint, that they cannot run inside a transaction block, instead of
- * failing at their first COMMIT with "invalid transaction termination".
+ * transaction_block.c — the procedures that commit as they go (CALL
+ * cachectl.restore()) say at once, with a hint, that they cannot run inside
+ * a transaction block or a function, instead of failing at their first
+ * COMMIT with "invalid transaction termination".
  */
 #include "postgres.h"
 
 #include "access/xact.h"
 #include "fmgr.h"
+#include "nodes/parsenodes.h"
 #include "utils/builtins.h"
+
+#include "transaction_block.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_require_own_transaction);
 
-Datum
-pg_cachectl_require_own_transaction(PG_FUNCTION_ARGS)
+static void
+refuse_transaction_block(const char *caller, bool in_block)
 {
-	const char *caller = PG_ARGISNULL(0) ? "this procedure" : text_to_cstring(PG_GETARG_TEXT_PP(0));
-
-	if (!IsTransactionBlock())
-		PG_RETURN_VOID();
 	/*
 	 * The message is for the user who typed the CALL: no CONTEXT lines of the
 	 * procedure's internals (error recovery resets the context stack).
@@ -26,8 +25,33 @@ pg_cachectl_require_own_transaction(PG_FUNCTION_ARGS)
 	error_context_stack = NULL;
 	ereport(ERROR,
 			(errcode(ERRCODE_ACTIVE_SQL_TRANSACTION),
-			 errmsg("%s cannot run inside a transaction block", caller),
-			 errdetail("It commits after each relation, so that it never holds a snapshot or the locks of the whole set for long."),
+			 in_block ? errmsg("%s cannot run inside a transaction block", caller)
+			 : errmsg("%s cannot run from a function", caller),
+			 errdetail("It commits after each chunk it loads, so that it never holds a snapshot or the locks of the whole set for long."),
 			 errhint("Run the CALL on its own, outside BEGIN ... COMMIT and outside a function.")));
-	PG_RETURN_VOID();			/* not reached */
+}
+
+void
+require_own_transaction(FunctionCallInfo fcinfo, const char *caller)
+{
+	CallContext *call = fcinfo->context != NULL && IsA(fcinfo->context, CallContext)
+		? (CallContext *) fcinfo->context : NULL;
+
+	/* atomic: in a transaction block, or called from a function */
+	if (call == NULL || call->atomic)
+		refuse_transaction_block(caller, IsTransactionBlock());
+}
+
+/*
+ * cachectl_internal.require_own_transaction(caller text): what restore() of
+ * version 1.0 (PL/pgSQL) called first; kept for a server whose library is
+ * newer than the extension's installed version until ALTER EXTENSION ...
+ * UPDATE.
+ */
+Datum
+pg_cachectl_require_own_transaction(PG_FUNCTION_ARGS)
+{
+	if (IsTransactionBlock())
+		refuse_transaction_block(PG_ARGISNULL(0) ? "this procedure" : text_to_cstring(PG_GETARG_TEXT_PP(0)), true);
+	PG_RETURN_VOID();
 }

@@ -306,11 +306,17 @@ my @expected = (
 	"/usr/share/doc/$package/examples/postgres_exporter/pg_cachectl_queries.yaml",
 	"/usr/share/doc/$package/examples/pg_exporter/pg_cachectl.yml",
 	"/usr/share/doc/$package/examples/pgwatch/pg_cachectl_metrics.yaml",
-	"/usr/share/doc/$package/examples/prometheus/pg_cachectl_alerts.yml");
+	"/usr/share/doc/$package/examples/prometheus/pg_cachectl_alerts.yml",
+	# every install and update script: a server with an older version updates
+	map { m{/(pg_cachectl--[^/]+\.sql)$} ? "/usr/share/postgresql/$major/extension/$1" : () }
+	  glob("$copy/sql/pg_cachectl--*.sql"));
 foreach my $path (@expected)
 {
 	ok((grep { $_ eq $path } @shipped), "the package ships $path");
 }
+# the README's links into docs/ hold in the installed package (dh_compress may gzip them)
+ok((grep { m{^/usr/share/doc/\Q$package\E/docs/REFERENCE\.md(?:\.gz)?$} } @shipped),
+	'the package ships docs/ beside the README');
 my (undef, $depends) = run_capturing('dpkg-deb', '-f', $deb, 'Depends');
 like($depends, qr/(?:^|, )postgresql-$major\b/, "it depends on postgresql-$major");
 like($depends, qr/(?:^|, )libstdc\+\+6\b/, 'it depends on libstdc++6 (the module is linked with it)');

@@ -108,9 +108,9 @@ is($output, '', 'no complaint about the small tree');
 
 my @disagreements = (
 	[ 'a version the control file does not have', sub { $_[0]{version} = $_[0]{provides}{pg_cachectl}{version} = '1.0.1' },
-		qr/^version: must be 1\.0\.0, the default_version 1\.0 of pg_cachectl\.control/m ],
-	[ 'an extension version the control file does not have', sub { $_[0]{provides}{pg_cachectl}{version} = '1.1.0' },
-		qr/^provides\.pg_cachectl\.version: must be 1\.0\.0/m ],
+		qr/^version: must be 1\.1\.0, the default_version 1\.1 of pg_cachectl\.control/m ],
+	[ 'an extension version the control file does not have', sub { $_[0]{provides}{pg_cachectl}{version} = '1.2.0' },
+		qr/^provides\.pg_cachectl\.version: must be 1\.1\.0/m ],
 	[ 'another distribution name', sub { $_[0]{name} = 'cachectl' }, qr/^name: must be the extension's name, pg_cachectl/m ],
 	[ 'pg_cachectl not provided', sub { $_[0]{provides}{cachectl} = delete $_[0]{provides}{pg_cachectl} },
 		qr/^provides\.pg_cachectl: is missing/m ],
@@ -137,7 +137,7 @@ File::Copy::copy("$source_dir/LICENSE", "$tree/LICENSE") or die "copy: $!";
 my $changelog = read_file("$tree/debian/changelog");
 write_file("$tree/debian/changelog", $changelog =~ s/\A(\S+) \(([^)]+)\)/$1 (9.9.9)/r);
 ($status, $output) = check_tree($meta_text);
-like($output, qr/^version: debian\/changelog's latest version is 9\.9\.9, not 1\.0\.0/m,
+like($output, qr/^version: debian\/changelog's latest version is 9\.9\.9, not 1\.1\.0/m,
 	'disagrees with the tree: another Debian package version');
 
 # ---- make pgxn-zip ----

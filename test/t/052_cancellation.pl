@@ -377,8 +377,8 @@ my %never_long = (
 	revoke_from => 'a few REVOKE statements',
 	role_set_objects => 'a constant list',
 	role_set_apply => 'a few GRANT or REVOKE statements',
-	require_own_transaction => 'a check of the transaction state',
-	raise_for_user => 'an error, raised',);
+	raise_for_user => 'an error, raised',
+	snapshot_row_relation => 'a catalog lookup of one relation',);
 
 # ---- every function is in one of the lists ----
 

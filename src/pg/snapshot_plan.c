@@ -1,6 +1,7 @@
 /*
- * restore_plan.c — cachectl_internal.restore_plan(): the chunks that load a cache
- * snapshot back, which restore() and the autowarm worker follow.  The label's
+ * snapshot_plan.c — cachectl_internal.restore_plan(): the chunks that load a
+ * cache snapshot back, which the loader of restore() and the autowarm worker
+ * follows (snapshot_load.c).  The label's
  * rows are read with SPI as the caller, so row security shows only those of
  * tables it may SELECT; each relation is found as it is now, and the core
  * plans its chunks (restore_planner.hpp: clipped, remapped, sorted, less
@@ -41,8 +42,9 @@ PG_FUNCTION_INFO_V1(pg_cachectl_restore_plan);
 /*
  * The label's relations, smallest first (most relations are warm soonest,
  * an index before its table, which every lookup reads first), each found
- * now: by OID where this cluster recorded it and it still exists (remapped
- * if rewritten since), else by name (remapped).  A label can hold rows of
+ * now by the one matching rule (snapshot_match.c): by OID where this cluster
+ * recorded it and it still exists (remapped if rewritten since), else by
+ * name (remapped).  A label can hold rows of
  * several clusters (a restored dump of another one, then a local snapshot()
  * of some relations): an OID means something only in the cluster that
  * recorded it.
@@ -56,11 +58,9 @@ static const char *const relations_query =
 "               sum(s.block_count) AS blocks"
 "          FROM cachectl.snapshot AS s WHERE s.label = $1"
 "         GROUP BY s.relation, s.relation_name, s.relfilenode, s.system_identifier) AS g"
-" CROSS JOIN LATERAL (SELECT g.system_identifier = $2"
-"                           AND EXISTS (SELECT FROM pg_catalog.pg_class AS k WHERE k.oid = g.relation)"
-"                           AS by_oid) AS o"
-" CROSS JOIN LATERAL (SELECT CASE WHEN o.by_oid THEN g.relation::pg_catalog.regclass"
-"                                 ELSE pg_catalog.to_regclass(g.relation_name) END AS rel) AS f"
+" CROSS JOIN LATERAL (SELECT cachectl_internal.snapshot_row_relation(g.system_identifier, g.relation,"
+"                                                                 g.relation_name) AS rel) AS f"
+" CROSS JOIN LATERAL (SELECT g.system_identifier = $2 AND f.rel::pg_catalog.oid = g.relation AS by_oid) AS o"
 "  LEFT JOIN pg_catalog.pg_class AS c ON c.oid = f.rel"
 " ORDER BY g.blocks, g.relation, g.system_identifier";
 

@@ -1,0 +1,618 @@
+/*
+ * snapshot_record.c — cachectl.snapshot(): the recorder of a cache
+ * snapshot, which the autowarm worker calls too.
+ *
+ * One walk per fork gives its OS rows (the fork's size from its segments,
+ * then its OS map: cachestat per window, mincore only where a window has
+ * holes), and one pass over the buffer pool gives every relation's shared
+ * rows with their hot blocks.  The relations are read from pg_class without
+ * relation locks (a whole database names more relations than the lock table
+ * holds): a file dropped meanwhile reads as empty, and leaves no row.
+ *
+ * The rows are written by two statements run as the caller, so the table's
+ * privileges and its row-security policy apply as to any writer: rows that
+ * would read as they do are left as they are (an unchanged cache writes no
+ * row and no WAL: the worker snapshots every few minutes, and every row
+ * written replicates), the others are replaced, all in the caller's
+ * transaction, so a reader sees the old snapshot or the new one, never a
+ * mix.  Two snapshots under one label take turns on a lock of the table.
+ */
+#include "postgres.h"
+
+#include "access/xact.h"
+#include "access/xlog.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_type.h"
+#include "executor/spi.h"
+#include "fmgr.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/guc.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+#include "utils/timestamp.h"
+
+#include "block_runs.h"
+#include "buffer_scan_setup.h"
+#include "cachectl.h"
+#include "call_arguments.h"
+#include "database_relations.h"
+#include "fork_files.h"
+#include "fork_residency.h"
+#include "relation_set.h"
+
+#include "pg_cachectl/block_maps.h"
+
+PG_FUNCTION_INFO_V1(pg_cachectl_snapshot);
+
+#define SNAPSHOT_COLUMNS 4
+#define FORKS (MAX_FORKNUM + 1)
+
+/* A relation the snapshot records: its guard, its files, its forks' sizes. */
+typedef struct RecordedRelation
+{
+	RelationGuard guard;
+	DatabaseRelation file;
+	int64		fork_blocks[FORKS]; /* -1: no file */
+} RecordedRelation;
+
+/* One row of the snapshot, as it should read now. */
+typedef struct RecordedRow
+{
+	int			relation;		/* index in the relation list */
+	ForkNumber	fork;
+	bool		shared;			/* the layer */
+	cachectl_block_range *runs;
+	size_t		run_count;
+	int64		blocks;
+	cachectl_block_range *hot;
+	size_t		hot_count;
+	int64		fork_blocks;
+} RecordedRow;
+
+typedef struct Recording
+{
+	RecordedRelation *relations;	/* in OID order */
+	int			relation_count;
+	RecordedRow *rows;
+	int			row_count;
+	int			row_capacity;
+} Recording;
+
+static RecordedRow *
+add_row(Recording *recording)
+{
+	if (recording->row_count == recording->row_capacity)
+	{
+		recording->row_capacity = Max(recording->row_capacity * 2, 64);
+		recording->rows = recording->rows == NULL
+			? palloc(sizeof(RecordedRow) * recording->row_capacity)
+			: repalloc(recording->rows, sizeof(RecordedRow) * recording->row_capacity);
+	}
+	memset(&recording->rows[recording->row_count], 0, sizeof(RecordedRow));
+	return &recording->rows[recording->row_count++];
+}
+
+static Oid
+snapshot_table_oid(void)
+{
+	return get_relname_relid("snapshot", get_namespace_oid("cachectl", false));
+}
+
+/* Adds a relation of the snapshot, if it still has storage and a guard. */
+static void
+add_relation(Recording *recording, Oid relid, const ToastOwners *owners, Oid skip_guard, int *capacity)
+{
+	RecordedRelation *relation;
+	Oid			tablespace;
+
+	if (recording->relation_count == *capacity)
+	{
+		*capacity = Max(*capacity * 2, 64);
+		recording->relations = recording->relations == NULL
+			? palloc(sizeof(RecordedRelation) * *capacity)
+			: repalloc(recording->relations, sizeof(RecordedRelation) * *capacity);
+	}
+	relation = &recording->relations[recording->relation_count];
+	if (!relation_guard_describe(relid, owners, &relation->guard) || relation->guard.owner_table == skip_guard)
+		return;
+	tablespace = get_rel_tablespace(relid);
+	relation->file.relid = relid;
+	relation->file.relkind = relation->guard.relkind;
+	relation->file.tablespace = OidIsValid(tablespace) ? tablespace : MyDatabaseTableSpace;
+	relation->file.file_number = relation->guard.file_number;
+	for (int fork = 0; fork < FORKS; fork++)
+		relation->fork_blocks[fork] = -1;
+	recording->relation_count++;
+}
+
+static int
+relation_by_relid(const void *left, const void *right)
+{
+	Oid			a = ((const RecordedRelation *) left)->guard.relid;
+	Oid			b = ((const RecordedRelation *) right)->guard.relid;
+
+	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/*
+ * The relations: the set the named ones stand for (leaf partitions; with
+ * cascade TOAST table, TOAST index and indexes; SELECT checked on each
+ * guard), or every relation of the database the user may read but the
+ * snapshots themselves (each snapshot changes their pages, so the next would
+ * always rewrite their rows).
+ */
+static void
+read_relations(FunctionCallInfo fcinfo, bool whole_database, bool cascade, Recording *recording)
+{
+	ToastOwners *owners = toast_owners_read();
+	int			capacity = 0;
+
+	if (whole_database)
+	{
+		int			count;
+		DatabaseRelation *relations = database_relations_list(DATABASE_RELATIONS_SELECTABLE, &count);
+		Oid			snapshots = snapshot_table_oid();
+
+		for (int i = 0; i < count; i++)
+		{
+			CHECK_FOR_INTERRUPTS();
+			add_relation(recording, relations[i].relid, owners, snapshots, &capacity);
+		}
+	}
+	else
+	{
+		int			named_count;
+		Oid		   *named = relation_list_argument(PG_GETARG_ARRAYTYPE_P(1), &named_count);
+		RelationSet *set = relation_set_build(named, named_count, cascade, RELATION_SET_SNAPSHOT);
+		Oid			relid;
+
+		while (relation_set_next_unlocked(set, &relid))
+			add_relation(recording, relid, owners, InvalidOid, &capacity);
+	}
+	if (recording->relation_count > 1)
+		qsort(recording->relations, recording->relation_count, sizeof(RecordedRelation), relation_by_relid);
+}
+
+/* The OS layer: one walk per fork, its size first (it sizes the map). */
+static void
+record_os_layer(Recording *recording)
+{
+	for (int r = 0; r < recording->relation_count; r++)
+	{
+		RecordedRelation *relation = &recording->relations[r];
+
+		for (ForkNumber fork = MAIN_FORKNUM; fork <= MAX_FORKNUM; fork++)
+		{
+			char	   *path;
+			int64		blocks;
+			uint8	   *bits;
+			size_t		run_count;
+			cachectl_error error = {0};
+			RecordedRow *row;
+
+			/* an init fork is an unlogged relation's only */
+			if (fork == INIT_FORKNUM && relation->guard.relpersistence != RELPERSISTENCE_UNLOGGED)
+				continue;
+			CHECK_FOR_INTERRUPTS();
+			path = database_relation_fork_path(&relation->file, fork);
+			blocks = fork_blocks_from_files(path);
+			relation->fork_blocks[fork] = blocks;
+			if (blocks <= 0)
+			{
+				pfree(path);
+				continue;
+			}
+			bits = os_map_of(path, blocks, NULL, NULL);
+			if (cachectl_map_runs(bits, blocks, NULL, 0, &run_count, &error) != CACHECTL_OK)
+				cachectl_raise_core_error(&error);
+			if (run_count > 0)
+			{
+				row = add_row(recording);
+				row->relation = r;
+				row->fork = fork;
+				row->shared = false;
+				row->runs = palloc(sizeof(cachectl_block_range) * run_count);
+				if (cachectl_map_runs(bits, blocks, row->runs, run_count, &row->run_count, &error) != CACHECTL_OK)
+					cachectl_raise_core_error(&error);
+				for (size_t i = 0; i < row->run_count; i++)
+					row->blocks += row->runs[i].count;
+				row->fork_blocks = Max(blocks, row->runs[row->run_count - 1].first + row->runs[row->run_count - 1].count);
+			}
+			pfree(bits);
+			pfree(path);
+		}
+	}
+}
+
+/* Sorted block numbers as runs of consecutive blocks, palloc'd. */
+static cachectl_block_range *
+runs_of_blocks(const uint32 *blocks, size_t count, size_t *run_count)
+{
+	cachectl_block_range *runs = palloc(sizeof(cachectl_block_range) * Max(count, 1));
+	size_t		runs_made = 0;
+
+	for (size_t i = 0; i < count; i++)
+	{
+		if (runs_made > 0 && runs[runs_made - 1].first + runs[runs_made - 1].count == (int64) blocks[i])
+			runs[runs_made - 1].count++;
+		else
+		{
+			runs[runs_made].first = blocks[i];
+			runs[runs_made].count = 1;
+			runs_made++;
+		}
+	}
+	*run_count = runs_made;
+	return runs;
+}
+
+static int
+find_relation(const Recording *recording, Oid relid)
+{
+	int			low = 0;
+	int			high = recording->relation_count - 1;
+
+	while (low <= high)
+	{
+		int			middle = low + (high - low) / 2;
+		Oid			found = recording->relations[middle].guard.relid;
+
+		if (found == relid)
+			return middle;
+		if (found < relid)
+			low = middle + 1;
+		else
+			high = middle - 1;
+	}
+	return -1;
+}
+
+/* The shared layer: one pass over the buffer pool for every relation. */
+static void
+record_shared_layer(Recording *recording)
+{
+	DatabaseRelation *files = palloc(sizeof(DatabaseRelation) * Max(recording->relation_count, 1));
+	cachectl_buffer_scan *scan;
+	size_t		scan_rows;
+
+	for (int r = 0; r < recording->relation_count; r++)
+		files[r] = recording->relations[r].file;
+	scan = buffer_scan_pass_database(CurrentMemoryContext, files, recording->relation_count);
+	scan_rows = cachectl_buffer_scan_row_count(scan);
+	for (size_t i = 0; i < scan_rows; i++)
+	{
+		cachectl_buffer_row found;
+		const uint32 *blocks;
+		size_t		count;
+		const uint32 *hot;
+		size_t		hot_count;
+		int			r;
+		RecordedRow *row;
+		int64		end;
+
+		cachectl_buffer_scan_row(scan, i, &found);
+		buffer_scan_row_blocks(scan, i, &blocks, &count);
+		r = find_relation(recording, found.relation_id);
+		if (r < 0 || count == 0)
+			continue;
+		buffer_scan_row_hot_blocks(scan, i, &hot, &hot_count);
+		row = add_row(recording);
+		row->relation = r;
+		row->fork = found.fork_number;
+		row->shared = true;
+		row->runs = runs_of_blocks(blocks, count, &row->run_count);
+		row->blocks = count;
+		row->hot = runs_of_blocks(hot, hot_count, &row->hot_count);
+		end = (int64) blocks[count - 1] + 1;
+		row->fork_blocks = Max(recording->relations[r].fork_blocks[found.fork_number], end);
+	}
+}
+
+/*
+ * A named relation with nothing cached still gets a row, one with no
+ * blocks: the label then exists, and restore() of it loads nothing instead
+ * of failing with "does not exist" (a cron job that snapshots a cold table
+ * must not break the job that restores it).
+ */
+static void
+record_empty_relations(Recording *recording)
+{
+	bool	   *has_row = palloc0(sizeof(bool) * Max(recording->relation_count, 1));
+	int			rows = recording->row_count;
+
+	for (int i = 0; i < rows; i++)
+		has_row[recording->rows[i].relation] = true;
+	for (int r = 0; r < recording->relation_count; r++)
+	{
+		RecordedRow *row;
+
+		if (has_row[r] || !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(recording->relations[r].guard.relid)))
+			continue;
+		row = add_row(recording);
+		row->relation = r;
+		row->fork = MAIN_FORKNUM;
+		row->shared = false;
+		row->fork_blocks = Max(recording->relations[r].fork_blocks[MAIN_FORKNUM], 0);
+	}
+}
+
+/*
+ * Two snapshots under one label at once would both replace its rows and one
+ * would end in a unique violation: writers take turns, from here to commit,
+ * on a lock of the table itself (DELETE on it is needed anyway; checked
+ * first, so that a role without it cannot hold the lock).  Readers and
+ * restore() do not conflict with it.  The wait is bounded by the session's
+ * lock_timeout, or 10 s where it has none: a writer that holds the table
+ * longer is a transaction left open, and a cron job had better fail than
+ * hang.
+ */
+static void
+lock_snapshot_table(Oid table, const char *label)
+{
+	const char *session_timeout = GetConfigOption("lock_timeout", false, false);
+	const char *timeout = strcmp(session_timeout, "0") == 0 ? "10s" : pstrdup(session_timeout);
+	MemoryContext caller_context = CurrentMemoryContext;
+	int			nest_level;
+
+	if (pg_class_aclcheck(table, GetUserId(), ACL_DELETE) != ACLCHECK_OK)
+		aclcheck_error(ACLCHECK_NO_PRIV, OBJECT_TABLE, "snapshot");
+	nest_level = NewGUCNestLevel();
+	(void) set_config_option("lock_timeout", timeout, PGC_USERSET, PGC_S_SESSION, GUC_ACTION_SAVE, true, 0, false);
+	PG_TRY();
+	{
+		LockRelationOid(table, ShareRowExclusiveLock);
+	}
+	PG_CATCH();
+	{
+		ErrorData  *error;
+
+		MemoryContextSwitchTo(caller_context);
+		error = CopyErrorData();
+		if (error->sqlerrcode != ERRCODE_LOCK_NOT_AVAILABLE)
+			PG_RE_THROW();
+		FlushErrorState();
+		error_context_stack = NULL;
+		ereport(ERROR,
+				(errcode(ERRCODE_LOCK_NOT_AVAILABLE),
+				 errmsg("could not lock table cachectl.snapshot to record cache snapshot \"%s\"", label),
+				 errdetail("Another transaction held a conflicting lock on it for %s: another snapshot() not yet committed, or a transaction that wrote to the table.",
+						   timeout),
+				 errhint("pg_locks shows who holds it; take the snapshot again once it is released.")));
+	}
+	PG_END_TRY();
+	AtEOXact_GUC(true, nest_level);
+}
+
+/* An array of Datums of one type, for a statement's parameter. */
+static Datum
+array_of(Datum *values, int count, Oid element_type)
+{
+	int16		length;
+	bool		by_value;
+	char		align;
+
+	get_typlenbyvalalign(element_type, &length, &by_value, &align);
+	return PointerGetDatum(construct_array(values, count, element_type, length, by_value, align));
+}
+
+/*
+ * Replaces the label's rows of these relations (every row the caller can
+ * see, for the whole database) with the rows recorded, leaving alone those
+ * that would read the same.
+ */
+static void
+write_rows(const Recording *recording, const char *label, bool whole_database, TimestampTz taken_at)
+{
+	int			n = recording->row_count;
+	int			m = recording->relation_count;
+	Datum	   *relation = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *fork = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *layer = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *runs = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *block_count = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *fork_blocks = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *hot = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *relids = palloc(sizeof(Datum) * Max(m, 1));
+	Datum	   *names = palloc(sizeof(Datum) * Max(m, 1));
+	Datum	   *owners = palloc(sizeof(Datum) * Max(m, 1));
+	Datum	   *owner_names = palloc(sizeof(Datum) * Max(m, 1));
+	Datum	   *filenodes = palloc(sizeof(Datum) * Max(m, 1));
+	Oid			multirange_array = get_array_type(INT8MULTIRANGEOID);
+	Oid			types[14];
+	Datum		values[14];
+
+	for (int i = 0; i < n; i++)
+	{
+		const RecordedRow *row = &recording->rows[i];
+
+		relation[i] = ObjectIdGetDatum(recording->relations[row->relation].guard.relid);
+		fork[i] = CStringGetTextDatum(forkNames[row->fork]);
+		layer[i] = CStringGetTextDatum(row->shared ? "shared" : "os");
+		runs[i] = block_runs_to_multirange(row->runs, row->run_count);
+		block_count[i] = Int64GetDatum(row->blocks);
+		fork_blocks[i] = Int64GetDatum(row->fork_blocks);
+		hot[i] = block_runs_to_multirange(row->hot, row->hot_count);
+	}
+	for (int r = 0; r < m; r++)
+	{
+		const RelationGuard *guard = &recording->relations[r].guard;
+
+		relids[r] = ObjectIdGetDatum(guard->relid);
+		names[r] = CStringGetTextDatum(guard->relation_name);
+		owners[r] = ObjectIdGetDatum(guard->owner_table);
+		owner_names[r] = CStringGetTextDatum(guard->owner_table_name);
+		filenodes[r] = ObjectIdGetDatum(guard->file_number);
+	}
+	types[0] = TEXTOID;
+	values[0] = CStringGetTextDatum(label);
+	types[1] = BOOLOID;
+	values[1] = BoolGetDatum(whole_database);
+	types[2] = TEXTOID;
+	values[2] = PointerGetDatum(cluster_system_identifier());
+	types[3] = TIMESTAMPTZOID;
+	values[3] = TimestampTzGetDatum(taken_at);
+	types[4] = OIDARRAYOID;
+	values[4] = array_of(relation, n, OIDOID);
+	types[5] = TEXTARRAYOID;
+	values[5] = array_of(fork, n, TEXTOID);
+	types[6] = TEXTARRAYOID;
+	values[6] = array_of(layer, n, TEXTOID);
+	types[7] = multirange_array;
+	values[7] = array_of(runs, n, INT8MULTIRANGEOID);
+	types[8] = INT8ARRAYOID;
+	values[8] = array_of(block_count, n, INT8OID);
+	types[9] = INT8ARRAYOID;
+	values[9] = array_of(fork_blocks, n, INT8OID);
+	types[10] = multirange_array;
+	values[10] = array_of(hot, n, INT8MULTIRANGEOID);
+	types[11] = OIDARRAYOID;
+	values[11] = array_of(relids, m, OIDOID);
+	types[12] = TEXTARRAYOID;
+	values[12] = array_of(names, m, TEXTOID);
+	types[13] = OIDARRAYOID;
+	values[13] = array_of(owners, m, OIDOID);
+
+	/* $15 and $16: the relations' guard names and file nodes */
+	{
+		Oid			all_types[16];
+		Datum		all_values[16];
+
+		memcpy(all_types, types, sizeof(types));
+		memcpy(all_values, values, sizeof(values));
+		all_types[14] = TEXTARRAYOID;
+		all_values[14] = array_of(owner_names, m, TEXTOID);
+		all_types[15] = OIDARRAYOID;
+		all_values[15] = array_of(filenodes, m, OIDOID);
+
+		if (SPI_execute_with_args(
+				"WITH n AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), pg_catalog.unnest($8), "
+				"pg_catalog.unnest($9), pg_catalog.unnest($10), pg_catalog.unnest($11)) "
+				"                AS n (relation, fork, layer, runs, block_count, fork_blocks, hot)), "
+				"     m AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($12), pg_catalog.unnest($13), pg_catalog.unnest($14), "
+				"pg_catalog.unnest($15), pg_catalog.unnest($16)) "
+				"                AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)) "
+				"DELETE FROM cachectl.snapshot AS s "
+				" WHERE s.label OPERATOR(pg_catalog.=) $1 "
+				"   AND ($2 OR s.relation OPERATOR(pg_catalog.=) ANY ($12)) "
+				"   AND NOT EXISTS ("
+				"       SELECT FROM n JOIN m ON m.relation OPERATOR(pg_catalog.=) n.relation "
+				"        WHERE n.relation OPERATOR(pg_catalog.=) s.relation AND n.fork OPERATOR(pg_catalog.=) s.fork "
+				"          AND n.layer OPERATOR(pg_catalog.=) s.layer AND n.runs OPERATOR(pg_catalog.=) s.blocks "
+				"          AND n.block_count OPERATOR(pg_catalog.=) s.block_count "
+				"          AND n.fork_blocks OPERATOR(pg_catalog.=) s.fork_blocks "
+				"          AND n.hot OPERATOR(pg_catalog.=) s.hot_blocks "
+				"          AND m.relation_name OPERATOR(pg_catalog.=) s.relation_name "
+				"          AND m.owner_table OPERATOR(pg_catalog.=) s.owner_table "
+				"          AND m.owner_table_name OPERATOR(pg_catalog.=) s.owner_table_name "
+				"          AND m.relfilenode OPERATOR(pg_catalog.=) s.relfilenode "
+				"          AND s.system_identifier OPERATOR(pg_catalog.=) $3)",
+				16, all_types, all_values, NULL, false, 0) != SPI_OK_DELETE)
+			elog(ERROR, "could not replace the rows of cache snapshot \"%s\"", label);
+		if (SPI_execute_with_args(
+				"INSERT INTO cachectl.snapshot "
+				"  (label, taken_at, system_identifier, relation, relation_name, owner_table, owner_table_name, "
+				"   relfilenode, fork, layer, fork_blocks, block_count, blocks, hot_blocks) "
+				"SELECT $1, $4, $3, m.relation, m.relation_name, m.owner_table, m.owner_table_name, "
+				"       m.relfilenode, n.fork, n.layer, n.fork_blocks, n.block_count, n.runs, n.hot "
+				"  FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), pg_catalog.unnest($8), "
+				"pg_catalog.unnest($9), pg_catalog.unnest($10), pg_catalog.unnest($11)) "
+				"           AS n (relation, fork, layer, runs, block_count, fork_blocks, hot) "
+				"  JOIN ROWS FROM (pg_catalog.unnest($12), pg_catalog.unnest($13), pg_catalog.unnest($14), "
+				"pg_catalog.unnest($15), pg_catalog.unnest($16)) "
+				"           AS m (relation, relation_name, owner_table, owner_table_name, relfilenode) "
+				"    ON m.relation OPERATOR(pg_catalog.=) n.relation "
+				" WHERE NOT EXISTS (SELECT FROM cachectl.snapshot AS s "
+				"                    WHERE s.label OPERATOR(pg_catalog.=) $1 "
+				"                      AND s.relation OPERATOR(pg_catalog.=) n.relation "
+				"                      AND s.fork OPERATOR(pg_catalog.=) n.fork "
+				"                      AND s.layer OPERATOR(pg_catalog.=) n.layer)",
+				16, all_types, all_values, NULL, false, 0) != SPI_OK_INSERT)
+			elog(ERROR, "could not write the rows of cache snapshot \"%s\"", label);
+	}
+}
+
+/*
+ * cachectl.snapshot(label text DEFAULT 'default', rels regclass[] DEFAULT NULL,
+ *                   cascade boolean DEFAULT false)
+ *   RETURNS record (relations int8, rows_recorded int8, shared_blocks int8, os_blocks int8)
+ */
+Datum
+pg_cachectl_snapshot(PG_FUNCTION_ARGS)
+{
+	MemoryContext work_context;
+	MemoryContext caller_context;
+	Recording	recording = {0};
+	TupleDesc	result_desc;
+	const char *label;
+	bool		whole_database = PG_ARGISNULL(1);
+	TimestampTz taken_at;
+	Datum		values[SNAPSHOT_COLUMNS];
+	bool		nulls[SNAPSHOT_COLUMNS] = {0};
+	int64		relations = 0;
+	int64		shared_blocks = 0;
+	int64		os_blocks = 0;
+	bool	   *counted;
+
+	if (PG_ARGISNULL(0))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("label of snapshot() must not be null"),
+				 errhint("Leave it out for its default.")));
+	if (PG_ARGISNULL(2))
+		ereport(ERROR,
+				(errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+				 errmsg("cascade of snapshot() must not be null"),
+				 errhint("Leave it out for its default.")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("cannot take a cache snapshot during recovery"),
+				 errhint("Take it on the primary: its rows replicate to the standbys, where cachectl.restore() loads them.")));
+	if (get_call_result_type(fcinfo, NULL, &result_desc) != TYPEFUNC_COMPOSITE)
+		elog(ERROR, "snapshot must return a composite");
+	label = text_to_cstring(PG_GETARG_TEXT_PP(0));
+
+	work_context = AllocSetContextCreate(CurrentMemoryContext, "pg_cachectl snapshot", ALLOCSET_DEFAULT_SIZES);
+	caller_context = MemoryContextSwitchTo(work_context);
+	read_relations(fcinfo, whole_database, PG_GETARG_BOOL(2), &recording);
+	record_os_layer(&recording);
+	lock_snapshot_table(snapshot_table_oid(), label);
+	/* after the lock: writers take turns, so a later one records a later time */
+	taken_at = GetCurrentTimestamp();
+	record_shared_layer(&recording);
+	if (!whole_database)
+		record_empty_relations(&recording);
+
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	write_rows(&recording, label, whole_database, taken_at);
+	if (SPI_finish() != SPI_OK_FINISH)
+		elog(ERROR, "SPI_finish failed");
+
+	counted = palloc0(sizeof(bool) * Max(recording.relation_count, 1));
+	for (int i = 0; i < recording.row_count; i++)
+	{
+		const RecordedRow *row = &recording.rows[i];
+
+		if (!counted[row->relation])
+			relations++;
+		counted[row->relation] = true;
+		if (row->shared)
+			shared_blocks += row->blocks;
+		else
+			os_blocks += row->blocks;
+	}
+	values[0] = Int64GetDatum(relations);
+	values[1] = Int64GetDatum(recording.row_count);
+	values[2] = Int64GetDatum(shared_blocks);
+	values[3] = Int64GetDatum(os_blocks);
+	MemoryContextSwitchTo(caller_context);
+	MemoryContextDelete(work_context);
+	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
+}
