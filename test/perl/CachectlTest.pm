@@ -1,9 +1,11 @@
 # CachectlTest.pm — what the scenario tests share: the check that util-linux
 # fincore can judge them here, the OS page size, fincore's resident page
-# counts (to compare pg_cachectl's figures with), relations made huge with
-# sparse segment files, and the pgbench load with the checks that follow it
-# (the pgbench invariant, amcheck, the server log, pg_checksums), and the
-# kernel's own page counts of a file range (cachestat).
+# counts (to compare pg_cachectl's figures with), the node the OS page cache
+# tests start, a relation's segment files, size and evicted pages, relations
+# made huge with sparse segment files, and the pgbench load with the checks
+# that follow it (the pgbench invariant, amcheck, the server log,
+# pg_checksums), and the kernel's own page counts of a file range
+# (cachestat).
 package CachectlTest;
 
 use strict;
@@ -12,12 +14,15 @@ use warnings;
 use Exporter 'import';
 use IPC::Run;
 use POSIX ();
+use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
 our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
-  extend_with_sparse_segments start_pgbench finish_pgbench check_pgbench_balances
-  check_amcheck log_trouble check_pg_checksums sqlstate_of cachestat_counts);
+  fincore_total start_cache_node segment_files main_fork_blocks os_evicted_page_list
+  extend_with_sparse_segments grow_into_second_segment start_pgbench finish_pgbench
+  check_pgbench_balances check_amcheck log_trouble check_pg_checksums sqlstate_of
+  cachestat_counts);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -103,6 +108,80 @@ sub fincore_page_list
 	return [ map { $pages->{$_} } @files ];
 }
 
+# fincore's resident pages of the files added up: how much of a fork, or of
+# a relation, is cached, where a test compares one figure (os_drop's
+# os_pages_before, a cold relation) rather than segment by segment.
+sub fincore_total
+{
+	my @files = @_;
+	my $pages = fincore_pages(@files);
+	my $total = 0;
+	$total += $pages->{$_} foreach @files;
+	return $total;
+}
+
+# ---- a node, and a relation's files ----
+
+# A started node with pg_cachectl created, set as every OS page cache test
+# needs it, so that the page cache holds only what the test puts there and
+# a drop can drop it: no autovacuum and no timed checkpoint to read or write
+# the tables behind the test's back, WAL room for the big tables, and fsync
+# on (Cluster.pm turns it off), or a CHECKPOINT or os_drop's write-back
+# would leave the pages dirty and DONTNEED would skip them.  $extra_conf:
+# more postgresql.conf lines, for what one test needs besides.
+sub start_cache_node
+{
+	my ($name, $extra_conf) = @_;
+	my $node = PostgreSQL::Test::Cluster->new($name);
+	$node->init;
+	$node->append_conf(
+		'postgresql.conf', q{
+autovacuum = off
+checkpoint_timeout = '1h'
+max_wal_size = '4GB'
+fsync = on
+} . ($extra_conf // ''));
+	$node->start;
+	$node->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
+	return $node;
+}
+
+# The paths of the first $count segment files of a relation's main fork in
+# the node's postgres database, whether they exist yet or not: the files
+# fincore is given, and that the server's reports name.
+sub segment_files
+{
+	my ($node, $relation, $count) = @_;
+	my $path = $node->data_dir . '/'
+	  . $node->safe_psql('postgres',
+		qq{SELECT pg_relation_filepath('$relation')});
+	return map { $_ == 0 ? $path : "$path.$_" } 0 .. $count - 1;
+}
+
+# The size of a relation's main fork in blocks, as the server sees it (the
+# sparse segments included): what a full os_prefetch or os_map covers.
+sub main_fork_blocks
+{
+	my ($node, $relation) = @_;
+	return $node->safe_psql('postgres',
+		qq{SELECT pg_relation_size('$relation') / current_setting('block_size')::int}
+	);
+}
+
+# The pages of each segment file of a relation's main fork that the kernel
+# evicted and nothing read again since (cachestat's evicted count), in
+# segment order; zeros under the mincore engine, which has no such count.
+# This host's proactive reclaim takes untouched pages within seconds, so a
+# test that compares two readers allows for the pages this says went.
+sub os_evicted_page_list
+{
+	my ($node, $relation) = @_;
+	my $out = $node->safe_psql('postgres',
+		qq{SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment)
+  FROM cachectl.os_residency('$relation', 'main')});
+	return [ split / /, $out ];
+}
+
 # Makes a table of the node's default database $segments GiB large without
 # using the disk: its first segment file and $segments - 1 more are extended
 # to 1 GiB as sparse files, which PostgreSQL reads as all-zero (new) pages.
@@ -111,17 +190,30 @@ sub extend_with_sparse_segments
 {
 	my ($node, $table, $segments) = @_;
 	my $segment_bytes = 1024 * 1024 * 1024;
-	my $path = $node->data_dir . '/'
-	  . $node->safe_psql('postgres', qq{SELECT pg_relation_filepath('$table')});
-	foreach my $segment (0 .. $segments - 1)
+	foreach my $file (segment_files($node, $table, $segments))
 	{
-		my $file = $segment == 0 ? $path : "$path.$segment";
 		open(my $handle, '>>', $file) or die "could not open \"$file\": $!";
 		truncate($handle, $segment_bytes)
 		  or die "could not extend \"$file\": $!";
 		close($handle);
 	}
 	return;
+}
+
+# Gives a table of the node's postgres database real pages in two segment
+# files without writing a gigabyte: what it holds is checkpointed, its first
+# segment file extended sparsely to 1 GiB, then the rows $insert_sql adds
+# land in its last block and on into segment 1, and are checkpointed too.
+# Nothing should scan the table afterwards (it would fill the page cache
+# with the sparse zeros).  Returns the paths of the two segment files.
+sub grow_into_second_segment
+{
+	my ($node, $table, $insert_sql) = @_;
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	extend_with_sparse_segments($node, $table, 1);
+	$node->safe_psql('postgres', $insert_sql);
+	$node->safe_psql('postgres', 'CHECKPOINT');
+	return segment_files($node, $table, 2);
 }
 
 # ---- a pgbench load and what must hold after it ----

@@ -15,7 +15,8 @@ use warnings;
 
 use List::Util qw(max sum);
 use POSIX qw(ceil);
-use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages
+  start_cache_node extend_with_sparse_segments os_evicted_page_list);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -34,22 +35,8 @@ note("OS page size: $os_page_size bytes");
 
 # ---- the node ----
 
-my $node = PostgreSQL::Test::Cluster->new('residency');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-autovacuum = off
-checkpoint_timeout = '1h'
-max_wal_size = '4GB'
-# Cluster.pm turns fsync off; CHECKPOINT must leave the table's pages clean
-# in the page cache, or a drop could not drop them.
-fsync = on
-});
-$node->start;
-
+my $node = start_cache_node('residency');
 my $data_dir = $node->data_dir;
-
-$node->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
 
 # About 14 MB of real heap pages at the start of segment 0.
 $node->safe_psql(
@@ -69,13 +56,7 @@ note("segment 0 before the extension: " . (-s $segment0) . " bytes");
 
 # Extend the main fork behind the server's back: segment 0 and segment 1
 # become full (sparse) segments, segment 2 holds real zero-filled blocks.
-truncate($segment0, $segment_bytes)
-  or die "could not extend \"$segment0\": $!";
-open(my $segment1_handle, '>', "$segment0.1")
-  or die "could not create \"$segment0.1\": $!";
-close($segment1_handle);
-truncate("$segment0.1", $segment_bytes)
-  or die "could not extend \"$segment0.1\": $!";
+extend_with_sparse_segments($node, 'residency_probe', 2);
 system_or_bail('dd', 'if=/dev/zero', "of=$segment0.2", 'bs=1M',
 	"count=$last_segment_mib", 'conv=fsync', 'status=none');
 
@@ -86,18 +67,13 @@ my $segment_count = scalar @segment_files;
 
 my $has_cachestat;    # the automatic engine is cachestat (set below)
 
-# Pages the kernel reclaimed, per segment (cachestat's evicted count; DONTNEED
-# resets it, and nothing here reads a page twice): this host's proactive
-# reclaim (DAMON pageout) takes untouched pages within seconds, so a count
-# may drop between two readers (21 of 2,560 once, between os_residency and
-# fincore), and only that way.  Zeros where the kernel has no cachestat.
+# Pages the kernel reclaimed, per segment (os_evicted_page_list; DONTNEED
+# resets the count, and nothing here reads a page twice): a count may drop
+# between two readers (21 of 2,560 once, between os_residency and fincore),
+# and only that way.
 sub reclaimed_pages
 {
-	my $out = $node->safe_psql('postgres',
-		q{SET cachectl.os_engine = 'cachestat';
-SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment)
-  FROM cachectl.os_residency('residency_probe', 'main')});
-	return [ split / /, $out ];
+	return os_evicted_page_list($node, 'residency_probe');
 }
 
 # Residency rows of the main fork as the server reports them, in the order

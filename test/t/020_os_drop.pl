@@ -24,59 +24,42 @@
 use strict;
 use warnings;
 
-use List::Util qw(sum0);
-use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages
+  fincore_total start_cache_node grow_into_second_segment);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-
-my $segment_bytes = 1024 * 1024 * 1024;    # RELSEG_SIZE * BLCKSZ by default
 
 require_fincore_on_disk();
 
 my $os_page_size = os_page_size();
 
-my $node = PostgreSQL::Test::Cluster->new('os_drop');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-autovacuum = off
-checkpoint_timeout = '1h'
-max_wal_size = '4GB'
+my $node = start_cache_node(
+	'os_drop', q{
 # only cachectl.evict writes buffers to the kernel in this test
 bgwriter_lru_maxpages = 0
-# Cluster.pm turns fsync off; os_drop's write-back must really sync
-fsync = on
 });
-$node->start;
 my $data_dir = $node->data_dir;
 
 $node->safe_psql(
 	'postgres', q{
-CREATE EXTENSION pg_cachectl;
 CREATE TABLE drop_probe (id int4, val text);
 CREATE INDEX drop_probe_id ON drop_probe (id);
 INSERT INTO drop_probe
   SELECT g, 'original ' || g || ' ' || repeat('x', 150)
     FROM generate_series(1, 40000) AS g;
 VACUUM drop_probe;
-CHECKPOINT;
 });
 
 # Segment 0 becomes a full segment (sparse past the real rows); the rows
 # inserted next go to its last block and on into segment 1.
-my $main_path = $node->safe_psql('postgres',
-	q{SELECT pg_relation_filepath('drop_probe')});
-truncate("$data_dir/$main_path", $segment_bytes)
-  or die "could not extend $main_path: $!";
-$node->safe_psql(
-	'postgres', q{
+my @segments = grow_into_second_segment(
+	$node, 'drop_probe', q{
 INSERT INTO drop_probe
   SELECT g, 'original ' || g || ' ' || repeat('y', 150)
-    FROM generate_series(100001, 120000) AS g;
-CHECKPOINT;
+    FROM generate_series(100001, 120000) AS g
 });
-ok(-s "$data_dir/$main_path.1" > 0, 'the table has a second segment file');
+ok(-s $segments[1] > 0, 'the table has a second segment file');
 my $in_segment1 = $node->safe_psql('postgres',
 	q{SELECT count(*) FROM drop_probe WHERE ctid >= '(131072,0)'});
 cmp_ok($in_segment1, '>', 0, "$in_segment1 rows live in segment 1");
@@ -236,8 +219,8 @@ sub counted_as_fincore
 	return;
 }
 
-my $before = fincore_pages(@table_files);
-cmp_ok(sum0(map { $before->{$_} } @main_files), '>', 0,
+my $main_before = fincore_total(@main_files);
+cmp_ok($main_before, '>', 0,
 	'a. the table is in the page cache after CHECKPOINT');
 my $rows = os_drop(q{'drop_probe'});
 my @forks = ('main');
@@ -250,7 +233,7 @@ is_deeply(
 	[ map { "drop_probe|$_" } @forks ],
 	'a. one row per existing fork of the table (' . join(', ', @forks) . ')');
 my ($main_row) = grep { $_->{fork} eq 'main' } @$rows;
-counted_as_fincore('a', $main_row->{os_pages_before}, sum0(map { $before->{$_} } @main_files));
+counted_as_fincore('a', $main_row->{os_pages_before}, $main_before);
 SKIP:
 {
 	skip 'dirty pages are only known to cachestat', 1 unless $has_cachestat;
@@ -261,7 +244,7 @@ check_drop('a. clean', $rows, \@table_files);
 # ---- b. dirty pages in both segments ----
 
 dirty_both_segments('b', 'changed in b');
-$before = fincore_pages(@table_files);
+my $before = fincore_pages(@table_files);
 foreach my $file (@main_files)
 {
 	cmp_ok($before->{$file}, '>', 0,
@@ -300,7 +283,7 @@ is_deeply([ map { "$_->{relation}|$_->{fork}" } @$rows ],
 	['drop_probe|main'], "c. fork => 'main' returns the main fork only");
 check_drop("c. fork => 'main'", $rows, \@main_files);
 
-my $index_cached = sum0(values %{ fincore_pages(@index_files) });
+my $index_cached = fincore_total(@index_files);
 cmp_ok($index_cached, '>', 0,
 	"c. the index is still cached ($index_cached pages) without cascade");
 $rows = os_drop(q{'drop_probe', cascade => true});
@@ -313,11 +296,11 @@ is(updated_rows('changed in c'), '20000|20000',
 # ---- d. the mincore engine ----
 
 dirty_both_segments('d', 'changed in d');
-$before = fincore_pages(@main_files);
+$main_before = fincore_total(@main_files);
 $rows = os_drop(q{'drop_probe', cascade => true}, 'mincore');
 ($main_row) =
   grep { $_->{relation} eq 'drop_probe' && $_->{fork} eq 'main' } @$rows;
-counted_as_fincore('d. mincore', $main_row->{os_pages_before}, sum0(map { $before->{$_} } @main_files));
+counted_as_fincore('d. mincore', $main_row->{os_pages_before}, $main_before);
 check_drop('d. mincore', $rows, [ @table_files, @index_files ]);
 is(updated_rows('changed in d'), '20000|20000',
 	'd. the updated values read back from the files');

@@ -26,7 +26,8 @@ use strict;
 use warnings;
 
 use List::Util qw(sum0);
-use CachectlTest qw(require_fincore_on_disk os_page_size fincore_page_list);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_page_list
+  start_cache_node segment_files main_fork_blocks os_evicted_page_list sqlstate_of);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -40,17 +41,7 @@ require_fincore_on_disk();
 my $os_page_size = os_page_size();
 my $pages_per_block = 8192 / $os_page_size;
 
-my $node = PostgreSQL::Test::Cluster->new('os_prefetch');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-autovacuum = off
-checkpoint_timeout = '1h'
-max_wal_size = '4GB'
-fsync = on
-});
-$node->start;
-my $data_dir = $node->data_dir;
+my $node = start_cache_node('os_prefetch');
 
 # Two ~4 KB rows per block, stored inline and uncompressed: no empty page.
 # Created and filled in one transaction: with wal_level = minimal nothing
@@ -58,7 +49,6 @@ my $data_dir = $node->data_dir;
 my $start = time;
 $node->safe_psql(
 	'postgres', qq{
-CREATE EXTENSION pg_cachectl;
 BEGIN;
 CREATE TABLE prefetch_probe (id int4, pad text);
 ALTER TABLE prefetch_probe ALTER COLUMN pad SET STORAGE PLAIN;
@@ -67,14 +57,11 @@ INSERT INTO prefetch_probe
     FROM generate_series(1, 2 * $table_blocks) AS g;
 COMMIT;
 });
-my $blocks = $node->safe_psql('postgres',
-	q{SELECT pg_relation_size('prefetch_probe') / current_setting('block_size')::int});
+my $blocks = main_fork_blocks($node, 'prefetch_probe');
 note(sprintf('prefetch_probe: %d blocks, built in %.1f s', $blocks, time - $start));
 cmp_ok($blocks, '>=', $table_blocks, 'the table is at least 1.1 GB');
 
-my $path = $node->safe_psql('postgres',
-	q{SELECT pg_relation_filepath('prefetch_probe')});
-my @segment_files = ("$data_dir/$path", "$data_dir/$path.1");
+my @segment_files = segment_files($node, 'prefetch_probe', 2);
 ok(-e $segment_files[1], 'the main fork has two segment files');
 my @segment_pages =
   map { (-s $_) / $os_page_size } @segment_files;
@@ -105,36 +92,16 @@ SELECT string_agg(os_pages::text, ' ' ORDER BY segment)
 	return [ split / /, $out ];
 }
 
-# Runs SQL in a new session and returns (SQLSTATE or '00000', stdout, stderr,
-# seconds the psql run took).
+# sqlstate_of, timed: returns (SQLSTATE or '00000', stdout, stderr, seconds
+# the psql run took).
 sub timed_psql
 {
 	my ($sql) = @_;
 	my $begin = time;
-	my ($ret, $stdout, $stderr) = $node->psql(
-		'postgres',
-		"$sql;\n\\echo LAST_ERROR_SQLSTATE=:LAST_ERROR_SQLSTATE\n",
-		on_error_stop => 0,
-		extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+	my ($sqlstate, $stdout, $stderr) = sqlstate_of($node, $sql);
 	my $elapsed = time - $begin;
-	my ($sqlstate) = $stdout =~ /^LAST_ERROR_SQLSTATE=(\w+)$/m;
-	die "no SQLSTATE report in psql output: $stdout\n$stderr"
-	  unless defined $sqlstate;
-	$stdout =~ s/^LAST_ERROR_SQLSTATE=.*\n?//m;
 	$stdout =~ s/\s+$//;
 	return ($sqlstate, $stdout, $stderr, $elapsed);
-}
-
-# Pages of each segment the kernel evicted and nothing read again since
-# (cachestat's evicted count: os_drop leaves none, host reclaim does; zeros
-# without cachestat), read after the pages counted: a page read again loses
-# its entry.
-sub evicted_page_list
-{
-	my $out = $node->safe_psql('postgres',
-		q{SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment)
-  FROM cachectl.os_residency('prefetch_probe', 'main')});
-	return [ split / /, $out ];
 }
 
 # ---- a. the whole fork ----
@@ -181,7 +148,9 @@ my $last = $segment_blocks + 2999;
 	"SELECT blocks_requested, os_pages_pending FROM cachectl.os_prefetch('prefetch_probe', 'main', $first, $last)"
   );
 $cached = fincore_page_list(@segment_files);
-my $evicted = evicted_page_list();
+# read after the pages counted (a page read again loses its entry); os_drop
+# leaves none, host reclaim does
+my $evicted = os_evicted_page_list($node, 'prefetch_probe');
 note("b. blocks $first..$last: fincore per segment @$cached; evicted since: @$evicted");
 is($requested, $last - $first + 1, 'b. blocks_requested is the range length');
 is($pending, 0, 'b. os_pages_pending is 0');

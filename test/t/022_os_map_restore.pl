@@ -27,55 +27,38 @@ use strict;
 use warnings;
 
 use List::Util qw(sum0);
-use CachectlTest qw(require_fincore_on_disk os_page_size fincore_page_list);
+use CachectlTest qw(require_fincore_on_disk os_page_size fincore_page_list
+  fincore_total start_cache_node grow_into_second_segment main_fork_blocks
+  os_evicted_page_list);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 
-my $segment_bytes = 1024 * 1024 * 1024;
 my $segment_blocks = 131072;
 
 require_fincore_on_disk();
 
 my $os_page_size = os_page_size();
 
-my $node = PostgreSQL::Test::Cluster->new('map_restore');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-autovacuum = off
-checkpoint_timeout = '1h'
-max_wal_size = '4GB'
-fsync = on
-});
-$node->start;
-my $data_dir = $node->data_dir;
+my $node = start_cache_node('map_restore');
 
 $node->safe_psql(
 	'postgres', q{
-CREATE EXTENSION pg_cachectl;
 CREATE TABLE map_probe (id int4, val text);
 INSERT INTO map_probe
   SELECT g, repeat('x', 150) FROM generate_series(1, 20000) AS g;
-CHECKPOINT;
 });
-my $main_path = $node->safe_psql('postgres',
-	q{SELECT pg_relation_filepath('map_probe')});
-truncate("$data_dir/$main_path", $segment_bytes)
-  or die "could not extend $main_path: $!";
-$node->safe_psql(
-	'postgres', q{
+my @segment_files = grow_into_second_segment(
+	$node, 'map_probe', q{
 INSERT INTO map_probe
-  SELECT g, repeat('y', 150) FROM generate_series(100001, 140000) AS g;
-CHECKPOINT;
-CREATE TABLE saved_maps (engine text PRIMARY KEY, map varbit);
+  SELECT g, repeat('y', 150) FROM generate_series(100001, 140000) AS g
 });
-my $blocks = $node->safe_psql('postgres',
-	q{SELECT pg_relation_size('map_probe') / current_setting('block_size')::int});
+$node->safe_psql('postgres',
+	q{CREATE TABLE saved_maps (engine text PRIMARY KEY, map varbit)});
+my $blocks = main_fork_blocks($node, 'map_probe');
 my $pages_per_block = 8192 / $os_page_size;
 cmp_ok($blocks, '>', $segment_blocks + 600,
 	"the table has $blocks blocks, well into segment 1");
-my @segment_files = ("$data_dir/$main_path", "$data_dir/$main_path.1");
 ok(-e $segment_files[1], 'the main fork has a second segment file');
 
 # The ranges of the partial state, inclusive, and another set used to make
@@ -125,8 +108,8 @@ sub drop_all
 {
 	my ($engine) = @_;
 	sql($engine, q{SELECT count(*) FROM cachectl.os_drop('map_probe')});
-	my $left = fincore_page_list(@segment_files);
-	die "os_drop left pages cached: @$left" if sum0(@$left) != 0;
+	my $left = fincore_total(@segment_files);
+	die "os_drop left $left pages cached" if $left != 0;
 }
 
 # One os_restore call; returns its row as a hash.
@@ -147,18 +130,13 @@ my @engines = $auto_engine eq 'cachestat' ? ('cachestat', 'mincore') : ('mincore
 note("engines: @engines");
 
 # Pages of each segment the kernel evicted and nothing read again since
-# (cachestat's evicted count: shadow entries; zeros where there is no
-# cachestat).  This host's proactive reclaim (DAMON pageout) takes untouched
-# pages within seconds, so pages may go between a restore's wait and the
+# (os_evicted_page_list): pages may go between a restore's wait and the
 # counts after it (one block of 1,370 on 18.6 in a CI run; 29 in a second
 # here once), and only that way: such a page leaves a shadow entry.
 sub os_evicted_pages
 {
 	return [ 0, 0 ] unless $auto_engine eq 'cachestat';
-	my $out = sql('cachestat',
-		q{SELECT string_agg(coalesce(os_evicted_pages, 0)::text, ' ' ORDER BY segment) FROM cachectl.os_residency('map_probe', 'main')}
-	);
-	return [ split / /, $out ];
+	return os_evicted_page_list($node, 'map_probe');
 }
 
 # After a restore: fincore per segment is the snapshot's but for pages the

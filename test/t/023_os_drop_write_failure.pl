@@ -173,6 +173,7 @@ BEGIN { CachectlRootFixture::run_as_postgres(\&set_up_failing_device, \&tear_dow
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use CachectlTest qw(start_cache_node segment_files main_fork_blocks fincore_total);
 
 my $tmpfs = $ENV{CACHECTL_FAILDEV_TMPFS};
 my $image = $ENV{CACHECTL_FAILDEV_IMAGE};
@@ -190,26 +191,19 @@ sub image_allocated_bytes
 
 # ---- the node: WAL in the data directory, the table on the device ----
 
-my $node = PostgreSQL::Test::Cluster->new('failing_device');
-$node->init;
-$node->append_conf(
-	'postgresql.conf', q{
-autovacuum = off
-checkpoint_timeout = '1h'
-max_wal_size = '4GB'
+my $node = start_cache_node(
+	'failing_device', q{
 # nothing but the calls below writes buffers or syncs files
 bgwriter_lru_maxpages = 0
-# Cluster.pm turns these off; this test is about PostgreSQL's defaults
-fsync = on
+# Cluster.pm turns this and fsync off (start_cache_node turns fsync on);
+# this test is about PostgreSQL's defaults
 restart_after_crash = on
 });
-$node->start;
 
 CachectlRootFixture::note_data_directory($node);
 
 my $rows = 20000;
 $node->safe_psql('postgres', qq{
-CREATE EXTENSION pg_cachectl;
 CREATE TABLESPACE failing LOCATION '$tablespace_dir';
 CREATE TABLE failing_probe (id int4, val text) WITH (fillfactor = 100) TABLESPACE failing;
 });
@@ -221,8 +215,7 @@ INSERT INTO failing_probe
     FROM generate_series(1, $rows) AS g;
 CHECKPOINT;
 });
-my $old_blocks = $node->safe_psql('postgres',
-	q{SELECT pg_relation_size('failing_probe') / current_setting('block_size')::int});
+my $old_blocks = main_fork_blocks($node, 'failing_probe');
 note("failing_probe: $rows rows in $old_blocks blocks, checkpointed to the device");
 
 my $image_bytes = image_allocated_bytes();
@@ -254,8 +247,7 @@ INSERT INTO failing_probe
   SELECT g, 'inserted before os_drop ' || g
     FROM generate_series($rows + 1, $rows + 5000) AS g;
 });
-my $new_blocks = $node->safe_psql('postgres',
-	q{SELECT pg_relation_size('failing_probe') / current_setting('block_size')::int});
+my $new_blocks = main_fork_blocks($node, 'failing_probe');
 cmp_ok($new_blocks, '>', $old_blocks,
 	"the updates and inserts extended the table ($old_blocks -> $new_blocks blocks)");
 
@@ -401,11 +393,8 @@ my $drop = $node->safe_psql('postgres', q{
 SELECT sum(os_pages_after), count(*) FROM cachectl.os_drop('failing_probe')});
 my ($cached_after, $fork_rows) = split /\|/, $drop;
 is($cached_after, 0, 'os_drop succeeds once the device can be written');
-my $path = $node->data_dir . '/'
-  . $node->safe_psql('postgres', q{SELECT pg_relation_filepath('failing_probe')});
-my ($fincore) = run_command(
-	[ 'fincore', '--raw', '--noheadings', '--bytes', '--output', 'PAGES', $path ]);
-is($fincore, 0, 'fincore: no page of the table is cached any more');
+is(fincore_total(segment_files($node, 'failing_probe', 1)), 0,
+	'fincore: no page of the table is cached any more');
 
 # cold: the buffers out (writing those the reads above dirtied with hint
 # bits) and the OS pages written back and dropped, so the count reads the
