@@ -527,9 +527,13 @@ if part snapshot; then
     # another name: the same run measures it against today's (issue 28)
     sql -c "CREATE SCHEMA cachectl_bench"
     sed -n '/^CREATE FUNCTION cachectl.snapshot(/,/^\$snapshot\$;/p' "$ROOT/sql/pg_cachectl--1.0.sql" |
-        sed 's/^CREATE FUNCTION cachectl.snapshot(/CREATE FUNCTION cachectl_bench.snapshot_1_0(/' >"$WORK/snapshot_1_0.sql"
+        sed -e 's/^CREATE FUNCTION cachectl.snapshot(/CREATE FUNCTION cachectl_bench.snapshot_1_0(/' \
+            -e 's/\bsnapshot\.\(label\|cascade\)\b/snapshot_1_0.\1/g' >"$WORK/snapshot_1_0.sql"
     [ -s "$WORK/snapshot_1_0.sql" ] || die "could not read 1.0's snapshot() from sql/pg_cachectl--1.0.sql"
     sql -f "$WORK/snapshot_1_0.sql" >/dev/null
+    SNAP_COMPRESSION=$(sql -c "SELECT CASE a.attcompression WHEN 'l' THEN 'lz4' ELSE 'pglz' END
+                                 FROM pg_attribute AS a WHERE a.attrelid = 'cachectl.snapshot'::regclass AND a.attname = 'blocks'")
+    say "  the runs compressed with $SNAP_COMPRESSION (1.1's table), pglz for 1.0's function (its table as shipped)"
     for gb in $SNAP_GB; do
         blocks=$(calc "int($gb * 131072)")
         sql -c "DROP TABLE IF EXISTS t" -c "DELETE FROM cachectl.snapshot" -c "CHECKPOINT"
@@ -548,6 +552,9 @@ if part snapshot; then
           for impl in today 1.0; do
             fn=cachectl.snapshot
             [ "$impl" = 1.0 ] && fn=cachectl_bench.snapshot_1_0
+            # each as shipped: 1.0's table compressed the runs with pglz, 1.1's with lz4 where it can
+            sql -c "ALTER TABLE cachectl.snapshot ALTER COLUMN blocks SET COMPRESSION $([ "$impl" = 1.0 ] && echo pglz || echo "$SNAP_COMPRESSION"),
+                                                  ALTER COLUMN hot_blocks SET COMPRESSION $([ "$impl" = 1.0 ] && echo pglz || echo "$SNAP_COMPRESSION")"
             for kind in changed unchanged; do
                 IFS='|' read -r ns wal ms rows written <<<"$(sql -v label="cost_${impl}_${gb}_$r" -v fn="$fn" <<'SQL' | tail -n1
 SELECT bench_cpu_ns() AS c0, pg_current_wal_lsn() AS l0, clock_timestamp() AS t0 \gset

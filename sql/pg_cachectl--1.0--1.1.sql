@@ -59,3 +59,17 @@ GRANT EXECUTE ON FUNCTION cachectl_internal.snapshot_row_relation(text, oid, tex
 ALTER POLICY snapshot_of_readable_tables ON cachectl.snapshot
     USING (COALESCE(pg_catalog.has_table_privilege(
         cachectl_internal.snapshot_row_relation(system_identifier, owner_table, owner_table_name), 'SELECT'), false));
+
+-- The runs of a fragmented pool make large values (about 17 bytes a run,
+-- 500 kB for 28,000 runs): lz4 compresses them several times faster than
+-- pglz (a changed 4 GiB snapshot spent a fifth of its CPU in pglz), where
+-- the server was built with it.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_catalog.pg_settings AS s
+                WHERE s.name = 'default_toast_compression' AND 'lz4' = ANY (s.enumvals)) THEN
+        ALTER TABLE cachectl.snapshot ALTER COLUMN blocks SET COMPRESSION lz4,
+                                      ALTER COLUMN hot_blocks SET COMPRESSION lz4;
+    END IF;
+END
+$$;

@@ -537,6 +537,20 @@ GRANT SELECT ON TABLE cachectl.snapshot TO pg_read_all_stats;
 
 SELECT pg_catalog.pg_extension_config_dump('cachectl.snapshot', '');
 
+-- The runs of a fragmented pool make large values (about 17 bytes a run,
+-- 500 kB for 28,000 runs): lz4 compresses them several times faster than
+-- pglz (a changed 4 GiB snapshot spent a fifth of its CPU in pglz), where
+-- the server was built with it.
+DO $$
+BEGIN
+    IF EXISTS (SELECT FROM pg_catalog.pg_settings AS s
+                WHERE s.name = 'default_toast_compression' AND 'lz4' = ANY (s.enumvals)) THEN
+        ALTER TABLE cachectl.snapshot ALTER COLUMN blocks SET COMPRESSION lz4,
+                                      ALTER COLUMN hot_blocks SET COMPRESSION lz4;
+    END IF;
+END
+$$;
+
 -- The autowarm worker on a standby asks every second whether the label has a
 -- newer snapshot: its newest taken_at, one probe of this index whatever the
 -- label's row count.

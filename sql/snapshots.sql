@@ -127,6 +127,25 @@ FROM cachectl_internal.restore_plan('many_runs', 'shared') WHERE fork IS NOT NUL
 CALL cachectl.restore('many_runs', target => 'shared') \gset many_
 SELECT :many_shared_blocks_loaded AS shared_loaded;
 
+-- ---- a row may drift a 64th of its blocks before it is written again ----
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT count(*) >= 0 AS warm FROM cachectl.prewarm('snap_t', 'shared', fork => 'main');
+SELECT relations FROM cachectl.snapshot('drift', ARRAY['snap_t'::regclass]);
+SELECT taken_at AS drift_taken, block_count AS drift_blocks
+FROM cachectl.snapshot WHERE label = 'drift' AND layer = 'shared' AND fork = 'main' \gset
+-- block 0 out of shared buffers: one block of more than 64, kept as it was
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t', fork => 'main');
+SELECT count(*) >= 0 AS warm FROM cachectl.prewarm('snap_t', 'shared', fork => 'main', first_block => 1);
+SELECT relations FROM cachectl.snapshot('drift', ARRAY['snap_t'::regclass]);
+SELECT taken_at = :'drift_taken' AS kept, block_count = :drift_blocks AS as_recorded
+FROM cachectl.snapshot WHERE label = 'drift' AND layer = 'shared' AND fork = 'main';
+-- blocks 0 to 49 out: written again
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t', fork => 'main');
+SELECT count(*) >= 0 AS warm FROM cachectl.prewarm('snap_t', 'shared', fork => 'main', first_block => 50);
+SELECT relations FROM cachectl.snapshot('drift', ARRAY['snap_t'::regclass]);
+SELECT taken_at > :'drift_taken' AS written, :drift_blocks - block_count AS fewer_blocks
+FROM cachectl.snapshot WHERE label = 'drift' AND layer = 'shared' AND fork = 'main';
+
 -- ---- the budget: prewarm_max_share of the pool, for the whole restore ----
 SELECT count(*) >= 0 AS warm FROM cachectl.prewarm('snap_t', 'shared');
 SELECT relations, shared_blocks > 16 AS more_than_budget FROM cachectl.snapshot('budget', ARRAY['snap_t'::regclass]);
@@ -265,8 +284,9 @@ SELECT DISTINCT relation_name FROM cachectl.snapshot WHERE label = 'guarded' ORD
 RESET ROLE;
 -- an operator granted the functions and the table's rights: works on what
 -- it may read, is refused the rest, and replaces only the rows it can see
--- (each row made stale first: a row that would read the same is kept)
-UPDATE cachectl.snapshot SET fork_blocks = fork_blocks + 1 WHERE label = 'guarded';
+-- (each row made stale first, beyond the drift a row may keep: a 64th of
+-- its blocks)
+UPDATE cachectl.snapshot SET fork_blocks = fork_blocks + 100000 WHERE label = 'guarded';
 SET ROLE regress_snap_operator;
 SELECT relations FROM cachectl.snapshot('guarded', ARRAY['snap_t'::regclass]);
 SELECT * FROM cachectl.snapshot('guarded', ARRAY['snap_secret'::regclass]);

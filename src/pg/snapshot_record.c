@@ -73,6 +73,7 @@ typedef struct RecordedRow
 	cachectl_block_range *hot;
 	size_t		hot_count;
 	int64		fork_blocks;
+	bool		kept;			/* the label's row reads close enough: left as it is */
 } RecordedRow;
 
 typedef struct Recording
@@ -389,6 +390,129 @@ lock_snapshot_table(Oid table, const char *label)
 	AtEOXact_GUC(true, nest_level);
 }
 
+/*
+ * How far a row may drift before it is written again: a 64th of its blocks.
+ * A pool that is full changes a little all the time (each snapshot's own
+ * catalog reads evict a few buffers), and rewriting a relation's row for
+ * that rewrote its whole multirange: 117-220 kB of WAL per snapshot of an
+ * otherwise unchanged 4 GiB cache, all replicated.  A 64th of a relation's
+ * blocks, recorded or not, does not change what a load brings back; a small
+ * relation (under 64 blocks) is written again at any change.
+ */
+#define ROW_DRIFT_SHARE 64
+
+static int64
+run_blocks_of(const cachectl_block_range *runs, size_t count)
+{
+	int64		blocks = 0;
+
+	for (size_t i = 0; i < count; i++)
+		blocks += runs[i].count;
+	return blocks;
+}
+
+/* The blocks in one list of runs and not in the other, both ways. */
+static int64
+blocks_differing(const cachectl_block_range *left, size_t left_count,
+				 const cachectl_block_range *right, size_t right_count)
+{
+	size_t		both_count;
+	cachectl_block_range *both = block_runs_intersect(left, left_count, right, right_count, &both_count);
+	int64		in_both = run_blocks_of(both, both_count);
+
+	pfree(both);
+	return run_blocks_of(left, left_count) + run_blocks_of(right, right_count) - 2 * in_both;
+}
+
+/* Where each relation's rows are: row index by relation, fork and layer (-1: none). */
+static int *
+index_rows(const Recording *recording)
+{
+	size_t		slots = (size_t) Max(recording->relation_count, 1) * FORKS * 2;
+	int		   *index = palloc(sizeof(int) * slots);
+
+	for (size_t i = 0; i < slots; i++)
+		index[i] = -1;
+	for (int i = 0; i < recording->row_count; i++)
+	{
+		const RecordedRow *row = &recording->rows[i];
+
+		index[((size_t) row->relation * FORKS + row->fork) * 2 + (row->shared ? 1 : 0)] = i;
+	}
+	return index;
+}
+
+/*
+ * Marks kept the rows the label already has close enough: recorded here,
+ * for the same file under the same names, its blocks and hot blocks (and
+ * fork size) within the drift allowed.  Read as the caller (row security
+ * shows it its own rows only).
+ */
+static void
+keep_close_rows(Recording *recording, const char *label, bool whole_database, Datum relids)
+{
+	Oid			types[3] = {TEXTOID, BOOLOID, OIDARRAYOID};
+	Datum		values[3] = {CStringGetTextDatum(label), BoolGetDatum(whole_database), relids};
+	int		   *row_index = index_rows(recording);
+
+	if (SPI_execute_with_args("SELECT s.relation, s.fork, s.layer OPERATOR(pg_catalog.=) 'shared', "
+							  "       s.system_identifier OPERATOR(pg_catalog.=) cachectl_internal.system_identifier(), "
+							  "       s.relation_name, s.owner_table, s.owner_table_name, s.relfilenode, "
+							  "       s.fork_blocks, s.blocks, s.hot_blocks "
+							  "  FROM cachectl.snapshot AS s "
+							  " WHERE s.label OPERATOR(pg_catalog.=) $1 "
+							  "   AND ($2 OR s.relation OPERATOR(pg_catalog.=) ANY ($3))",
+							  3, types, values, NULL, true, 0) != SPI_OK_SELECT)
+		elog(ERROR, "could not read the rows of cache snapshot \"%s\"", label);
+	for (uint64 i = 0; i < SPI_processed; i++)
+	{
+		HeapTuple	tuple = SPI_tuptable->vals[i];
+		TupleDesc	desc = SPI_tuptable->tupdesc;
+		bool		isnull;
+		int			relation = find_relation(recording, DatumGetObjectId(SPI_getbinval(tuple, desc, 1, &isnull)));
+		ForkNumber	fork;
+		RecordedRow *row;
+		const RelationGuard *guard;
+		int			index;
+		int64		allowed;
+		int			old_count;
+		int			old_hot_count;
+		cachectl_block_range *old_runs;
+		cachectl_block_range *old_hot;
+		int64		drift;
+
+		CHECK_FOR_INTERRUPTS();
+		if (relation < 0)
+			continue;
+		fork = forkname_to_number(TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &isnull)));
+		index = row_index[((size_t) relation * FORKS + fork) * 2 +
+						  (DatumGetBool(SPI_getbinval(tuple, desc, 3, &isnull)) ? 1 : 0)];
+		if (index < 0)
+			continue;
+		row = &recording->rows[index];
+		guard = &recording->relations[relation].guard;
+		if (!DatumGetBool(SPI_getbinval(tuple, desc, 4, &isnull)) ||
+			strcmp(TextDatumGetCString(SPI_getbinval(tuple, desc, 5, &isnull)), guard->relation_name) != 0 ||
+			DatumGetObjectId(SPI_getbinval(tuple, desc, 6, &isnull)) != guard->owner_table ||
+			strcmp(TextDatumGetCString(SPI_getbinval(tuple, desc, 7, &isnull)), guard->owner_table_name) != 0 ||
+			DatumGetObjectId(SPI_getbinval(tuple, desc, 8, &isnull)) != guard->file_number)
+			continue;
+		allowed = row->blocks / ROW_DRIFT_SHARE;
+		drift = Abs(DatumGetInt64(SPI_getbinval(tuple, desc, 9, &isnull)) - row->fork_blocks);
+		if (drift > allowed)
+			continue;
+		old_runs = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, 10, &isnull)),
+											  PG_INT64_MAX, &old_count);
+		drift += blocks_differing(old_runs, old_count, row->runs, row->run_count);
+		if (drift > allowed)
+			continue;
+		old_hot = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, 11, &isnull)),
+											 PG_INT64_MAX, &old_hot_count);
+		drift += blocks_differing(old_hot, old_hot_count, row->hot, row->hot_count);
+		row->kept = drift <= allowed;
+	}
+}
+
 /* An array of Datums of one type, for a statement's parameter. */
 static Datum
 array_of(Datum *values, int count, Oid element_type)
@@ -401,16 +525,31 @@ array_of(Datum *values, int count, Oid element_type)
 	return PointerGetDatum(construct_array(values, count, element_type, length, by_value, align));
 }
 
-/*
- * Replaces the label's rows of these relations (every row the caller can
- * see, for the whole database) with the rows recorded, leaving alone those
- * that would read the same.
- */
+/* The OIDs of the relations recorded, as an oid[] parameter. */
+static Datum
+relation_ids(const Recording *recording)
+{
+	Datum	   *relids = palloc(sizeof(Datum) * Max(recording->relation_count, 1));
+
+	for (int r = 0; r < recording->relation_count; r++)
+		relids[r] = ObjectIdGetDatum(recording->relations[r].guard.relid);
+	return array_of(relids, recording->relation_count, OIDOID);
+}
+
+/* A column of the new rows, or of the relations, as an array parameter. */
+typedef struct RowArrays
+{
+	Datum		relation, fork, layer, runs, block_count, fork_blocks, hot;
+	Datum		kept_relation, kept_fork, kept_layer;
+	Datum		relids, names, owners, owner_names, filenodes;
+} RowArrays;
+
 static void
-write_rows(const Recording *recording, const char *label, bool whole_database, TimestampTz taken_at)
+build_arrays(const Recording *recording, RowArrays *arrays)
 {
 	int			n = recording->row_count;
 	int			m = recording->relation_count;
+	int			kept = 0;
 	Datum	   *relation = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *fork = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *layer = palloc(sizeof(Datum) * Max(n, 1));
@@ -418,14 +557,14 @@ write_rows(const Recording *recording, const char *label, bool whole_database, T
 	Datum	   *block_count = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *fork_blocks = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *hot = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *kept_relation = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *kept_fork = palloc(sizeof(Datum) * Max(n, 1));
+	Datum	   *kept_layer = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *relids = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *names = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *owners = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *owner_names = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *filenodes = palloc(sizeof(Datum) * Max(m, 1));
-	Oid			multirange_array = get_array_type(INT8MULTIRANGEOID);
-	Oid			types[14];
-	Datum		values[14];
 
 	for (int i = 0; i < n; i++)
 	{
@@ -434,10 +573,18 @@ write_rows(const Recording *recording, const char *label, bool whole_database, T
 		relation[i] = ObjectIdGetDatum(recording->relations[row->relation].guard.relid);
 		fork[i] = CStringGetTextDatum(forkNames[row->fork]);
 		layer[i] = CStringGetTextDatum(row->shared ? "shared" : "os");
-		runs[i] = block_runs_to_multirange(row->runs, row->run_count);
+		/* a kept row is not written: its runs need not be made */
+		runs[i] = block_runs_to_multirange(row->runs, row->kept ? 0 : row->run_count);
 		block_count[i] = Int64GetDatum(row->blocks);
 		fork_blocks[i] = Int64GetDatum(row->fork_blocks);
-		hot[i] = block_runs_to_multirange(row->hot, row->hot_count);
+		hot[i] = block_runs_to_multirange(row->hot, row->kept ? 0 : row->hot_count);
+		if (row->kept)
+		{
+			kept_relation[kept] = relation[i];
+			kept_fork[kept] = fork[i];
+			kept_layer[kept] = layer[i];
+			kept++;
+		}
 	}
 	for (int r = 0; r < m; r++)
 	{
@@ -449,92 +596,79 @@ write_rows(const Recording *recording, const char *label, bool whole_database, T
 		owner_names[r] = CStringGetTextDatum(guard->owner_table_name);
 		filenodes[r] = ObjectIdGetDatum(guard->file_number);
 	}
-	types[0] = TEXTOID;
-	values[0] = CStringGetTextDatum(label);
-	types[1] = BOOLOID;
-	values[1] = BoolGetDatum(whole_database);
-	types[2] = TEXTOID;
-	values[2] = PointerGetDatum(cluster_system_identifier());
-	types[3] = TIMESTAMPTZOID;
-	values[3] = TimestampTzGetDatum(taken_at);
-	types[4] = OIDARRAYOID;
-	values[4] = array_of(relation, n, OIDOID);
-	types[5] = TEXTARRAYOID;
-	values[5] = array_of(fork, n, TEXTOID);
-	types[6] = TEXTARRAYOID;
-	values[6] = array_of(layer, n, TEXTOID);
-	types[7] = multirange_array;
-	values[7] = array_of(runs, n, INT8MULTIRANGEOID);
-	types[8] = INT8ARRAYOID;
-	values[8] = array_of(block_count, n, INT8OID);
-	types[9] = INT8ARRAYOID;
-	values[9] = array_of(fork_blocks, n, INT8OID);
-	types[10] = multirange_array;
-	values[10] = array_of(hot, n, INT8MULTIRANGEOID);
-	types[11] = OIDARRAYOID;
-	values[11] = array_of(relids, m, OIDOID);
-	types[12] = TEXTARRAYOID;
-	values[12] = array_of(names, m, TEXTOID);
-	types[13] = OIDARRAYOID;
-	values[13] = array_of(owners, m, OIDOID);
+	arrays->relation = array_of(relation, n, OIDOID);
+	arrays->fork = array_of(fork, n, TEXTOID);
+	arrays->layer = array_of(layer, n, TEXTOID);
+	arrays->runs = array_of(runs, n, INT8MULTIRANGEOID);
+	arrays->block_count = array_of(block_count, n, INT8OID);
+	arrays->fork_blocks = array_of(fork_blocks, n, INT8OID);
+	arrays->hot = array_of(hot, n, INT8MULTIRANGEOID);
+	arrays->kept_relation = array_of(kept_relation, kept, OIDOID);
+	arrays->kept_fork = array_of(kept_fork, kept, TEXTOID);
+	arrays->kept_layer = array_of(kept_layer, kept, TEXTOID);
+	arrays->relids = array_of(relids, m, OIDOID);
+	arrays->names = array_of(names, m, TEXTOID);
+	arrays->owners = array_of(owners, m, OIDOID);
+	arrays->owner_names = array_of(owner_names, m, TEXTOID);
+	arrays->filenodes = array_of(filenodes, m, OIDOID);
+}
 
-	/* $15 and $16: the relations' guard names and file nodes */
-	{
-		Oid			all_types[16];
-		Datum		all_values[16];
+/*
+ * Replaces the label's rows of these relations (every row the caller can
+ * see, for the whole database) with the rows recorded, but those kept.
+ */
+static void
+write_rows(const Recording *recording, const char *label, bool whole_database, TimestampTz taken_at,
+		   const RowArrays *arrays)
+{
+	Oid			multirange_array = get_array_type(INT8MULTIRANGEOID);
+	Oid			delete_types[6] = {TEXTOID, BOOLOID, OIDARRAYOID, OIDARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
+	Datum		delete_values[6] = {CStringGetTextDatum(label), BoolGetDatum(whole_database), arrays->relids,
+		arrays->kept_relation, arrays->kept_fork, arrays->kept_layer};
+	Oid			insert_types[14] = {TEXTOID, TIMESTAMPTZOID, TEXTOID, OIDARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
+		multirange_array, INT8ARRAYOID, INT8ARRAYOID, multirange_array, OIDARRAYOID, TEXTARRAYOID,
+	OIDARRAYOID, TEXTARRAYOID};
+	Datum		insert_values[15] = {CStringGetTextDatum(label), TimestampTzGetDatum(taken_at),
+		PointerGetDatum(cluster_system_identifier()), arrays->relation, arrays->fork, arrays->layer,
+		arrays->runs, arrays->block_count, arrays->fork_blocks, arrays->hot, arrays->relids, arrays->names,
+	arrays->owners, arrays->owner_names, arrays->filenodes};
+	Oid			insert_all_types[15];
 
-		memcpy(all_types, types, sizeof(types));
-		memcpy(all_values, values, sizeof(values));
-		all_types[14] = TEXTARRAYOID;
-		all_values[14] = array_of(owner_names, m, TEXTOID);
-		all_types[15] = OIDARRAYOID;
-		all_values[15] = array_of(filenodes, m, OIDOID);
+	if (SPI_execute_with_args(
+			"DELETE FROM cachectl.snapshot AS s "
+			" WHERE s.label OPERATOR(pg_catalog.=) $1 "
+			"   AND ($2 OR s.relation OPERATOR(pg_catalog.=) ANY ($3)) "
+			"   AND NOT EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5), "
+			"                                          pg_catalog.unnest($6)) AS k (relation, fork, layer) "
+			"                    WHERE k.relation OPERATOR(pg_catalog.=) s.relation "
+			"                      AND k.fork OPERATOR(pg_catalog.=) s.fork "
+			"                      AND k.layer OPERATOR(pg_catalog.=) s.layer)",
+			6, delete_types, delete_values, NULL, false, 0) != SPI_OK_DELETE)
+		elog(ERROR, "could not replace the rows of cache snapshot \"%s\"", label);
 
-		if (SPI_execute_with_args(
-				"WITH n AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), pg_catalog.unnest($8), "
-				"pg_catalog.unnest($9), pg_catalog.unnest($10), pg_catalog.unnest($11)) "
-				"                AS n (relation, fork, layer, runs, block_count, fork_blocks, hot)), "
-				"     m AS (SELECT * FROM ROWS FROM (pg_catalog.unnest($12), pg_catalog.unnest($13), pg_catalog.unnest($14), "
-				"pg_catalog.unnest($15), pg_catalog.unnest($16)) "
-				"                AS m (relation, relation_name, owner_table, owner_table_name, relfilenode)) "
-				"DELETE FROM cachectl.snapshot AS s "
-				" WHERE s.label OPERATOR(pg_catalog.=) $1 "
-				"   AND ($2 OR s.relation OPERATOR(pg_catalog.=) ANY ($12)) "
-				"   AND NOT EXISTS ("
-				"       SELECT FROM n JOIN m ON m.relation OPERATOR(pg_catalog.=) n.relation "
-				"        WHERE n.relation OPERATOR(pg_catalog.=) s.relation AND n.fork OPERATOR(pg_catalog.=) s.fork "
-				"          AND n.layer OPERATOR(pg_catalog.=) s.layer AND n.runs OPERATOR(pg_catalog.=) s.blocks "
-				"          AND n.block_count OPERATOR(pg_catalog.=) s.block_count "
-				"          AND n.fork_blocks OPERATOR(pg_catalog.=) s.fork_blocks "
-				"          AND n.hot OPERATOR(pg_catalog.=) s.hot_blocks "
-				"          AND m.relation_name OPERATOR(pg_catalog.=) s.relation_name "
-				"          AND m.owner_table OPERATOR(pg_catalog.=) s.owner_table "
-				"          AND m.owner_table_name OPERATOR(pg_catalog.=) s.owner_table_name "
-				"          AND m.relfilenode OPERATOR(pg_catalog.=) s.relfilenode "
-				"          AND s.system_identifier OPERATOR(pg_catalog.=) $3)",
-				16, all_types, all_values, NULL, false, 0) != SPI_OK_DELETE)
-			elog(ERROR, "could not replace the rows of cache snapshot \"%s\"", label);
-		if (SPI_execute_with_args(
-				"INSERT INTO cachectl.snapshot "
-				"  (label, taken_at, system_identifier, relation, relation_name, owner_table, owner_table_name, "
-				"   relfilenode, fork, layer, fork_blocks, block_count, blocks, hot_blocks) "
-				"SELECT $1, $4, $3, m.relation, m.relation_name, m.owner_table, m.owner_table_name, "
-				"       m.relfilenode, n.fork, n.layer, n.fork_blocks, n.block_count, n.runs, n.hot "
-				"  FROM ROWS FROM (pg_catalog.unnest($5), pg_catalog.unnest($6), pg_catalog.unnest($7), pg_catalog.unnest($8), "
-				"pg_catalog.unnest($9), pg_catalog.unnest($10), pg_catalog.unnest($11)) "
-				"           AS n (relation, fork, layer, runs, block_count, fork_blocks, hot) "
-				"  JOIN ROWS FROM (pg_catalog.unnest($12), pg_catalog.unnest($13), pg_catalog.unnest($14), "
-				"pg_catalog.unnest($15), pg_catalog.unnest($16)) "
-				"           AS m (relation, relation_name, owner_table, owner_table_name, relfilenode) "
-				"    ON m.relation OPERATOR(pg_catalog.=) n.relation "
-				" WHERE NOT EXISTS (SELECT FROM cachectl.snapshot AS s "
-				"                    WHERE s.label OPERATOR(pg_catalog.=) $1 "
-				"                      AND s.relation OPERATOR(pg_catalog.=) n.relation "
-				"                      AND s.fork OPERATOR(pg_catalog.=) n.fork "
-				"                      AND s.layer OPERATOR(pg_catalog.=) n.layer)",
-				16, all_types, all_values, NULL, false, 0) != SPI_OK_INSERT)
-			elog(ERROR, "could not write the rows of cache snapshot \"%s\"", label);
-	}
+	memcpy(insert_all_types, insert_types, sizeof(insert_types));
+	insert_all_types[14] = OIDARRAYOID;
+	if (SPI_execute_with_args(
+			"INSERT INTO cachectl.snapshot "
+			"  (label, taken_at, system_identifier, relation, relation_name, owner_table, owner_table_name, "
+			"   relfilenode, fork, layer, fork_blocks, block_count, blocks, hot_blocks) "
+			"SELECT $1, $2, $3, m.relation, m.relation_name, m.owner_table, m.owner_table_name, "
+			"       m.relfilenode, n.fork, n.layer, n.fork_blocks, n.block_count, n.runs, n.hot "
+			"  FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5), pg_catalog.unnest($6), "
+			"                  pg_catalog.unnest($7), pg_catalog.unnest($8), pg_catalog.unnest($9), "
+			"                  pg_catalog.unnest($10)) "
+			"           AS n (relation, fork, layer, runs, block_count, fork_blocks, hot) "
+			"  JOIN ROWS FROM (pg_catalog.unnest($11), pg_catalog.unnest($12), pg_catalog.unnest($13), "
+			"                  pg_catalog.unnest($14), pg_catalog.unnest($15)) "
+			"           AS m (relation, relation_name, owner_table, owner_table_name, relfilenode) "
+			"    ON m.relation OPERATOR(pg_catalog.=) n.relation "
+			" WHERE NOT EXISTS (SELECT FROM cachectl.snapshot AS s "
+			"                    WHERE s.label OPERATOR(pg_catalog.=) $1 "
+			"                      AND s.relation OPERATOR(pg_catalog.=) n.relation "
+			"                      AND s.fork OPERATOR(pg_catalog.=) n.fork "
+			"                      AND s.layer OPERATOR(pg_catalog.=) n.layer)",
+			15, insert_all_types, insert_values, NULL, false, 0) != SPI_OK_INSERT)
+		elog(ERROR, "could not write the rows of cache snapshot \"%s\"", label);
 }
 
 /*
@@ -558,6 +692,7 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 	int64		shared_blocks = 0;
 	int64		os_blocks = 0;
 	bool	   *counted;
+	RowArrays	arrays;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -591,7 +726,9 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	write_rows(&recording, label, whole_database, taken_at);
+	keep_close_rows(&recording, label, whole_database, relation_ids(&recording));
+	build_arrays(&recording, &arrays);
+	write_rows(&recording, label, whole_database, taken_at, &arrays);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
 

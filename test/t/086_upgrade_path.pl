@@ -44,9 +44,11 @@ facts AS (
                   coalesce(c.relacl::text, '-'), c.relrowsecurity, coalesce(obj_description(c.oid, 'pg_class'), '-'))
       FROM pg_class AS c JOIN ns ON ns.oid = c.relnamespace
     UNION ALL
-    SELECT format('column %s.%s.%s type %s notnull %s default %s acl %s', ns.nspname, c.relname, a.attname,
+    SELECT format('column %s.%s.%s type %s notnull %s default %s acl %s storage %s compression %s',
+                  ns.nspname, c.relname, a.attname,
                   format_type(a.atttypid, a.atttypmod), a.attnotnull,
-                  coalesce(pg_get_expr(d.adbin, d.adrelid), '-'), coalesce(a.attacl::text, '-'))
+                  coalesce(pg_get_expr(d.adbin, d.adrelid), '-'), coalesce(a.attacl::text, '-'),
+                  a.attstorage, coalesce(nullif(a.attcompression::text, ''), '-'))
       FROM pg_attribute AS a JOIN pg_class AS c ON c.oid = a.attrelid JOIN ns ON ns.oid = c.relnamespace
       LEFT JOIN pg_attrdef AS d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
      WHERE a.attnum > 0 AND NOT a.attisdropped
