@@ -11,9 +11,10 @@
  *
  * The rows are written by two statements run as the caller, so the table's
  * privileges and its row-security policy apply as to any writer: rows that
- * would read as they do are left as they are (an unchanged cache writes no
- * row and no WAL: the worker snapshots every few minutes, and every row
- * written replicates), the others are replaced, all in the caller's
+ * read as they would, or that moved by at most a 64th of their blocks, are
+ * left as they are (an unchanged cache writes no row and no WAL: the worker
+ * snapshots every few minutes, and every row written replicates), the
+ * others are replaced, all in the caller's
  * transaction, so a reader sees the old snapshot or the new one, never a
  * mix.  Two snapshots under one label take turns on a lock of the table.
  */
@@ -498,7 +499,9 @@ keep_close_rows(Recording *recording, const char *label, bool whole_database, Da
 			DatumGetObjectId(SPI_getbinval(tuple, desc, 8, &isnull)) != guard->file_number)
 			continue;
 		allowed = row->blocks / ROW_DRIFT_SHARE;
-		drift = Abs(DatumGetInt64(SPI_getbinval(tuple, desc, 9, &isnull)) - row->fork_blocks);
+		drift = DatumGetInt64(SPI_getbinval(tuple, desc, 9, &isnull)) - row->fork_blocks;
+		if (drift < 0)
+			drift = -drift;
 		if (drift > allowed)
 			continue;
 		old_runs = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, 10, &isnull)),
