@@ -506,37 +506,126 @@ load_passes(const SnapshotLoadRequest *request, const SnapshotLoadDriver *driver
 	}
 }
 
+/* The blocks of runs not in minus (both sorted and disjoint), palloc'd. */
+static cachectl_block_range *
+runs_without(const cachectl_block_range *runs, int count, const cachectl_block_range *minus, int minus_count,
+			 int *left_count)
+{
+	cachectl_block_range *left = palloc(sizeof(cachectl_block_range) * (count + minus_count + 1));
+	int			m = 0;
+
+	*left_count = 0;
+	for (int i = 0; i < count; i++)
+	{
+		int64		first = runs[i].first;
+		int64		end = runs[i].first + runs[i].count;
+
+		while (m < minus_count && minus[m].first + minus[m].count <= first)
+			m++;
+		for (int k = m; k < minus_count && minus[k].first < end && first < end; k++)
+		{
+			if (minus[k].first > first)
+			{
+				left[*left_count].first = first;
+				left[*left_count].count = minus[k].first - first;
+				(*left_count)++;
+			}
+			first = Max(first, minus[k].first + minus[k].count);
+		}
+		if (first < end)
+		{
+			left[*left_count].first = first;
+			left[*left_count].count = end - first;
+			(*left_count)++;
+		}
+	}
+	return left;
+}
+
+/*
+ * The runs of an OS chunk still to be waited for: those its relation's
+ * shared chunks of the same fork did not read (a block read into shared
+ * buffers went through the page cache: it is in), all of them where the
+ * relation's shared blocks were cut by the budget.
+ */
+static cachectl_block_range *
+runs_not_read(const LoadPlan *plan, const PlannedChunk *os_chunk, int first_shared, int *left_count)
+{
+	cachectl_block_range *left = os_chunk->runs;
+
+	*left_count = os_chunk->run_count;
+	if (plan->shared_trimmed[os_chunk->relation_number])
+		return left;
+	for (int i = first_shared; i < plan->chunk_count && *left_count > 0; i++)
+	{
+		const PlannedChunk *chunk = &plan->chunks[i];
+
+		if (!chunk->shared || chunk->relation_number != os_chunk->relation_number)
+			break;
+		if (chunk->has_runs && chunk->fork == os_chunk->fork && !chunk->drop_os_copy)
+			left = runs_without(left, *left_count, chunk->runs, chunk->run_count, left_count);
+	}
+	return left;
+}
+
 /*
  * For a user's CALL: the OS chunks' reads were only asked for; wait until
  * they are in, so that what restore() reports loaded is cached when it
  * returns (the same advice again finds the pages in, or in flight, and
- * waits for those).
+ * waits for those).  Only what shared buffers did not read since.
  */
 static void
 wait_for_os_reads(const SnapshotLoadRequest *request, const SnapshotLoadDriver *driver, LoadPlan *plan,
 				  ActionProgress *progress)
 {
 	MemoryContext load_context = CurrentMemoryContext;
+	int32	   *first_shared = palloc(sizeof(int32) * (plan->relation_numbers + 1));
+
+	/* the plan lists a relation's shared chunks together: where they start */
+	for (int r = 0; r <= plan->relation_numbers; r++)
+		first_shared[r] = -1;
+	for (int i = plan->chunk_count - 1; i >= 0; i--)
+		if (plan->chunks[i].shared)
+			first_shared[plan->chunks[i].relation_number] = i;
 
 	for (int i = 0; i < plan->chunk_count; i++)
 	{
 		PlannedChunk *chunk = &plan->chunks[i];
 		PrewarmResult again;
 		MemoryContext chunk_context;
+		cachectl_block_range *runs;
+		int			run_count;
 		bool		ok;
 
 		if (!chunk->has_runs || chunk->shared || plan->gone[chunk->relation_number])
 			continue;
-		driver->begin_step();
-		chunk_context = AllocSetContextCreate(TopTransactionContext, "pg_cachectl snapshot wait",
+		chunk_context = AllocSetContextCreate(load_context, "pg_cachectl snapshot wait runs",
 											 ALLOCSET_DEFAULT_SIZES);
 		MemoryContextSwitchTo(chunk_context);
-		ok = load_runs(request, chunk, chunk->runs, chunk->run_count, PREWARM_OS, true, 0, progress, &again);
+		if (first_shared[chunk->relation_number] >= 0)
+			runs = runs_not_read(plan, chunk, first_shared[chunk->relation_number], &run_count);
+		else
+		{
+			runs = chunk->runs;
+			run_count = chunk->run_count;
+		}
 		MemoryContextSwitchTo(load_context);
+		if (run_count > 0)
+		{
+			MemoryContext step_context;
+
+			driver->begin_step();
+			step_context = AllocSetContextCreate(TopTransactionContext, "pg_cachectl snapshot wait",
+												 ALLOCSET_DEFAULT_SIZES);
+			MemoryContextSwitchTo(step_context);
+			ok = load_runs(request, chunk, runs, run_count, PREWARM_OS, true, 0, progress, &again);
+			MemoryContextSwitchTo(load_context);
+			MemoryContextDelete(step_context);
+			driver->end_step();
+			if (!ok)
+				plan->gone[chunk->relation_number] = true;
+		}
 		MemoryContextDelete(chunk_context);
-		driver->end_step();
-		if (!ok)
-			plan->gone[chunk->relation_number] = true;
 	}
 }
 
