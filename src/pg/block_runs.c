@@ -65,6 +65,16 @@ block_runs_to_multirange(const cachectl_block_range *runs, size_t count)
 	return MultirangeTypePGetDatum(make_multirange(INT8MULTIRANGEOID, typcache, (int32) count, ranges));
 }
 
+int64
+block_runs_blocks(const cachectl_block_range *runs, size_t count)
+{
+	int64		blocks = 0;
+
+	for (size_t i = 0; i < count; i++)
+		blocks += runs[i].count;
+	return blocks;
+}
+
 cachectl_block_range *
 block_runs_intersect(const cachectl_block_range *left, size_t left_count,
 					 const cachectl_block_range *right, size_t right_count, size_t *count)

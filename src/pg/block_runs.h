@@ -19,6 +19,9 @@ extern cachectl_block_range *block_runs_from_multirange(const MultirangeType *ru
 /* An int8multirange of the runs (sorted or not, touching or not). */
 extern Datum block_runs_to_multirange(const cachectl_block_range *runs, size_t count);
 
+/* How many blocks the runs hold. */
+extern int64 block_runs_blocks(const cachectl_block_range *runs, size_t count);
+
 /* The blocks in both of two sorted, disjoint run lists, as runs (palloc'd). */
 extern cachectl_block_range *block_runs_intersect(const cachectl_block_range *left, size_t left_count,
 												  const cachectl_block_range *right, size_t right_count,

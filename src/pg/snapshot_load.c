@@ -100,16 +100,6 @@ typedef struct LoadPace
 	int64		bytes;
 } LoadPace;
 
-static int64
-run_blocks(const cachectl_block_range *runs, int count)
-{
-	int64		blocks = 0;
-
-	for (int i = 0; i < count; i++)
-		blocks += runs[i].count;
-	return blocks;
-}
-
 /* An int8multirange column as runs (NULL: none), in the current context. */
 static cachectl_block_range *
 runs_column(HeapTuple row, TupleDesc desc, int column, int *count)
@@ -207,11 +197,11 @@ read_plan(const SnapshotLoadRequest *request, double rate, MemoryContext into, L
 		value = SPI_getbinval(row, desc, 8, &isnull);
 		chunk->drop_os_copy = !isnull && DatumGetBool(value);
 		chunk->runs = runs_column(row, desc, 9, &chunk->run_count);
-		chunk->blocks = run_blocks(chunk->runs, chunk->run_count);
+		chunk->blocks = block_runs_blocks(chunk->runs, chunk->run_count);
 		chunk->hot_runs = runs_column(row, desc, 10, &chunk->hot_count);
-		chunk->hot_blocks = run_blocks(chunk->hot_runs, chunk->hot_count);
+		chunk->hot_blocks = block_runs_blocks(chunk->hot_runs, chunk->hot_count);
 		chunk->cold_runs = runs_column(row, desc, 11, &chunk->cold_count);
-		chunk->cold_blocks = run_blocks(chunk->cold_runs, chunk->cold_count);
+		chunk->cold_blocks = block_runs_blocks(chunk->cold_runs, chunk->cold_count);
 		plan->relation_numbers = Max(plan->relation_numbers, chunk->relation_number);
 	}
 	MemoryContextSwitchTo(caller_context);

@@ -222,8 +222,7 @@ record_os_layer(Recording *recording)
 				row->runs = palloc(sizeof(cachectl_block_range) * run_count);
 				if (cachectl_map_runs(bits, blocks, row->runs, run_count, &row->run_count, &error) != CACHECTL_OK)
 					cachectl_raise_core_error(&error);
-				for (size_t i = 0; i < row->run_count; i++)
-					row->blocks += row->runs[i].count;
+				row->blocks = block_runs_blocks(row->runs, row->run_count);
 				row->fork_blocks = Max(blocks, row->runs[row->run_count - 1].first + row->runs[row->run_count - 1].count);
 			}
 			pfree(bits);
@@ -402,16 +401,6 @@ lock_snapshot_table(Oid table, const char *label)
  */
 #define ROW_DRIFT_SHARE 64
 
-static int64
-run_blocks_of(const cachectl_block_range *runs, size_t count)
-{
-	int64		blocks = 0;
-
-	for (size_t i = 0; i < count; i++)
-		blocks += runs[i].count;
-	return blocks;
-}
-
 /* The blocks in one list of runs and not in the other, both ways. */
 static int64
 blocks_differing(const cachectl_block_range *left, size_t left_count,
@@ -419,10 +408,10 @@ blocks_differing(const cachectl_block_range *left, size_t left_count,
 {
 	size_t		both_count;
 	cachectl_block_range *both = block_runs_intersect(left, left_count, right, right_count, &both_count);
-	int64		in_both = run_blocks_of(both, both_count);
+	int64		in_both = block_runs_blocks(both, both_count);
 
 	pfree(both);
-	return run_blocks_of(left, left_count) + run_blocks_of(right, right_count) - 2 * in_both;
+	return block_runs_blocks(left, left_count) + block_runs_blocks(right, right_count) - 2 * in_both;
 }
 
 /* Where each relation's rows are: row index by relation, fork and layer (-1: none). */
