@@ -16,6 +16,9 @@
 #include "executor/spi.h"
 #include "fmgr.h"
 #include "funcapi.h"
+#include "nodes/makefuncs.h"
+#include "nodes/value.h"
+#include "parser/parse_func.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/hsearch.h"
@@ -44,10 +47,9 @@ PG_FUNCTION_INFO_V1(pg_cachectl_restore_plan);
  * an index before its table, which every lookup reads first), each found
  * now by the one matching rule (snapshot_match.c): by OID where this cluster
  * recorded it and it still exists (remapped if rewritten since), else by
- * name (remapped).  A label can hold rows of
- * several clusters (a restored dump of another one, then a local snapshot()
- * of some relations): an OID means something only in the cluster that
- * recorded it.
+ * name (remapped).  A label can hold rows of several clusters (a restored
+ * dump of another one, then a local snapshot() of some relations): an OID
+ * means something only in the cluster that recorded it.  %s is the rule.
  */
 static const char *const relations_query =
 "SELECT g.relation, g.relation_name, g.system_identifier, f.rel,"
@@ -58,11 +60,33 @@ static const char *const relations_query =
 "               sum(s.block_count) AS blocks"
 "          FROM cachectl.snapshot AS s WHERE s.label = $1"
 "         GROUP BY s.relation, s.relation_name, s.relfilenode, s.system_identifier) AS g"
-" CROSS JOIN LATERAL (SELECT cachectl_internal.snapshot_row_relation(g.system_identifier, g.relation,"
-"                                                                 g.relation_name) AS rel) AS f"
+" CROSS JOIN LATERAL (SELECT %s AS rel) AS f"
 " CROSS JOIN LATERAL (SELECT g.system_identifier = $2 AND f.rel::pg_catalog.oid = g.relation AS by_oid) AS o"
 "  LEFT JOIN pg_catalog.pg_class AS c ON c.oid = f.rel"
 " ORDER BY g.blocks, g.relation, g.system_identifier";
+
+/* The rule since 1.1, one function the row-security policy uses too. */
+static const char *const matching_rule =
+"cachectl_internal.snapshot_row_relation(g.system_identifier, g.relation, g.relation_name)";
+
+/*
+ * The same rule written out, for a database still at 1.0 (the library is
+ * installed before ALTER EXTENSION ... UPDATE, and a standby's worker loads
+ * snapshots meanwhile).
+ */
+static const char *const matching_rule_1_0 =
+"CASE WHEN g.system_identifier = $2"
+"           AND EXISTS (SELECT FROM pg_catalog.pg_class AS k WHERE k.oid = g.relation)"
+"     THEN g.relation::pg_catalog.regclass ELSE pg_catalog.to_regclass(g.relation_name) END";
+
+static bool
+matching_function_installed(void)
+{
+	Oid			argument_types[3] = {TEXTOID, OIDOID, TEXTOID};
+	List	   *name = list_make2(makeString("cachectl_internal"), makeString("snapshot_row_relation"));
+
+	return OidIsValid(LookupFuncName(name, 3, argument_types, true));
+}
 
 enum
 {
@@ -450,7 +474,8 @@ pg_cachectl_restore_plan(PG_FUNCTION_ARGS)
 		shared = shared_residency_now(work_context);
 
 	relation_values[1] = PointerGetDatum(cluster_system_identifier());
-	if (SPI_execute_with_args(relations_query, 2, relation_types, relation_values, NULL, false, 0) != SPI_OK_SELECT)
+	if (SPI_execute_with_args(psprintf(relations_query, matching_function_installed() ? matching_rule : matching_rule_1_0),
+							  2, relation_types, relation_values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "restore_plan could not read the relations of a snapshot");
 	relations = SPI_tuptable;
 	rows_plan = SPI_prepare(rows_query, 6, row_types);

@@ -119,6 +119,16 @@ for my $version (@versions)
 	my $db = 'from_' . ($version =~ s/\W/_/gr);
 	$node->safe_psql('postgres', "CREATE DATABASE $db");
 	$node->safe_psql($db, "CREATE EXTENSION pg_cachectl VERSION '$version'");
+	# before the update, the installed library serves the version's SQL: a
+	# snapshot taken and loaded back (a standby's worker does this while its
+	# primary has the new library and has not run the update yet)
+	$node->safe_psql($db, q{CREATE TABLE kept (id int); INSERT INTO kept SELECT generate_series(1, 1000)});
+	is($node->safe_psql($db, q{SELECT relations FROM cachectl.snapshot('before_update', ARRAY['kept'::regclass])}),
+		'1', "$version with the new library: snapshot() records");
+	is($node->safe_psql($db, q{SELECT count(*) > 0 FROM cachectl_internal.restore_plan('before_update')}),
+		't', "$version with the new library: restore_plan() plans");
+	like($node->safe_psql($db, q{CALL cachectl.restore('before_update')}),
+		qr/^1\|0\|0\|/, "$version with the new library: restore() loads, one relation warmed");
 	$node->safe_psql($db, 'ALTER EXTENSION pg_cachectl UPDATE');
 	is($node->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'pg_cachectl'}),
 		$default, "$version updates to $default");
