@@ -58,7 +58,8 @@ SHIM_OBJS = \
 	src/pg/autowarm_load.o \
 	src/pg/autowarm_start_marker.o \
 	src/pg/autowarm_drop_database.o \
-	src/pg/autowarm_status.o
+	src/pg/autowarm_status.o \
+	src/pg/autowarm_wait.o
 
 CORE_OBJS = \
 	src/core/bitmap.o \

@@ -70,4 +70,15 @@ SELECT * FROM cachectl_internal.restore_plan('x', 'both', NULL, NULL);
 \set VERBOSITY default
 SELECT * FROM cachectl_internal.restore_plan('x', 'disk');
 \set VERBOSITY sqlstate
+-- the gate: without the library preloaded there is nothing to wait for, and
+-- it says so at once (false, never an error: a failover hook must go on)
+\set VERBOSITY default
+SELECT warm, state, waited_seconds < 1 AS at_once, snapshot_taken_at, shared_blocks_loaded
+FROM cachectl.wait_warm('30 s');
+\set VERBOSITY sqlstate
+SELECT * FROM cachectl.wait_warm(NULL);
+SELECT * FROM cachectl.wait_warm('-1 s');
+SELECT * FROM cachectl.wait_warm('1 mon');
+SELECT * FROM cachectl.wait_warm('400 days');
+SELECT warm FROM cachectl.wait_warm('0');
 DROP EXTENSION pg_cachectl;

@@ -73,3 +73,89 @@ BEGIN
     END IF;
 END
 $$;
+
+-- The gate of a planned switchover (a Patroni pre_promote hook, a repmgr
+-- event script, before patronictl switchover): returns when this database's
+-- autowarm worker has loaded the newest snapshot the server has (a standby:
+-- the one replay brought; a primary: its start load), or at the timeout,
+-- saying which.  It never fails for the state it finds: a hook must not stop
+-- an unplanned failover.
+CREATE FUNCTION cachectl.wait_warm(
+    timeout interval DEFAULT '60 s',
+    OUT warm boolean,
+    OUT state text,
+    OUT waited_seconds float8,
+    OUT snapshot_taken_at timestamptz,
+    OUT snapshot_age_seconds float8,
+    OUT shared_blocks_loaded int8,
+    OUT os_blocks_loaded int8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_cachectl_wait_warm'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cachectl.wait_warm(interval) IS
+    'Waits until the autowarm worker of this database has loaded the newest snapshot the server has, or the timeout passes; says which, with the snapshot''s age and the last load''s 8 kB blocks per layer; pg_monitor may call it.';
+REVOKE ALL ON FUNCTION cachectl.wait_warm(interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.wait_warm(interval) TO pg_monitor;
+
+-- the reader set grants wait_warm() too
+CREATE OR REPLACE FUNCTION cachectl_internal.role_set_objects(role_set text)
+RETURNS TABLE (privilege text, object text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $role_set_objects$
+    SELECT o.privilege, o.object
+      FROM (VALUES
+        -- reader: every report, on every relation it may SELECT (pg_monitor,
+        -- through pg_read_all_stats, reports on every relation)
+        ('reader', 'USAGE', 'SCHEMA cachectl'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_engine()'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_page_size()'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_residency(regclass, text)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_residency_total(regclass, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.shared_residency(regclass, text, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_map(regclass, text)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_draw(varbit, int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.status(regclass, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.draw(regclass, int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.database_status()'),
+        ('reader', 'SELECT', 'cachectl.database_status'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.database_summary()'),
+        ('reader', 'SELECT', 'cachectl.database_summary'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.top_relations(int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.autowarm_status()'),
+        ('reader', 'SELECT', 'cachectl.autowarm_status'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.wait_warm(interval)'),
+        ('reader', 'SELECT', 'cachectl.relation_guard'),
+        -- operator: the actions on the relations it names (each needs SELECT
+        -- on the relation too)
+        ('operator', 'USAGE', 'SCHEMA cachectl'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.evict(regclass, text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.evict_relations(regclass[], text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_drop(regclass, text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.cold(regclass, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean)'),
+        -- cluster_operator: the actions on every buffer of the database or
+        -- the cluster, whatever their tables: for roles trusted with all
+        ('cluster_operator', 'USAGE', 'SCHEMA cachectl'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_buffer(int4)'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_database(name)'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_all()'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.cold_database()'),
+        -- snapshots: take and restore them (rows and loads of the tables it
+        -- may SELECT only)
+        ('snapshots', 'USAGE', 'SCHEMA cachectl'),
+        ('snapshots', 'EXECUTE', 'FUNCTION cachectl.snapshot(text, regclass[], boolean)'),
+        ('snapshots', 'EXECUTE', 'PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)'),
+        ('snapshots', 'SELECT, INSERT, DELETE', 'cachectl.snapshot'),
+        -- autowarm: what cachectl.autowarm_role needs (it also needs LOGIN):
+        -- the snapshots, and os_prefetch, with which it advises the OS layer
+        ('autowarm', 'USAGE', 'SCHEMA cachectl'),
+        ('autowarm', 'EXECUTE', 'FUNCTION cachectl.snapshot(text, regclass[], boolean)'),
+        ('autowarm', 'EXECUTE', 'PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)'),
+        ('autowarm', 'SELECT, INSERT, DELETE', 'cachectl.snapshot'),
+        ('autowarm', 'EXECUTE', 'FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean)')
+      ) AS o (role_set, privilege, object)
+     WHERE o.role_set = role_set_objects.role_set
+$role_set_objects$;

@@ -836,6 +836,29 @@ COMMENT ON VIEW cachectl.autowarm_status IS
 REVOKE ALL ON cachectl.autowarm_status FROM PUBLIC;
 GRANT SELECT ON cachectl.autowarm_status TO pg_monitor;
 
+-- The gate of a planned switchover (a Patroni pre_promote hook, a repmgr
+-- event script, before patronictl switchover): returns when this database's
+-- autowarm worker has loaded the newest snapshot the server has (a standby:
+-- the one replay brought; a primary: its start load), or at the timeout,
+-- saying which.  It never fails for the state it finds: a hook must not stop
+-- an unplanned failover.
+CREATE FUNCTION cachectl.wait_warm(
+    timeout interval DEFAULT '60 s',
+    OUT warm boolean,
+    OUT state text,
+    OUT waited_seconds float8,
+    OUT snapshot_taken_at timestamptz,
+    OUT snapshot_age_seconds float8,
+    OUT shared_blocks_loaded int8,
+    OUT os_blocks_loaded int8)
+RETURNS record
+AS 'MODULE_PATHNAME', 'pg_cachectl_wait_warm'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL RESTRICTED;
+COMMENT ON FUNCTION cachectl.wait_warm(interval) IS
+    'Waits until the autowarm worker of this database has loaded the newest snapshot the server has, or the timeout passes; says which, with the snapshot''s age and the last load''s 8 kB blocks per layer; pg_monitor may call it.';
+REVOKE ALL ON FUNCTION cachectl.wait_warm(interval) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.wait_warm(interval) TO pg_monitor;
+
 -- ---------------------------------------------------------------------------
 -- Granting by role.  Each set below is what one kind of role needs; grant_to()
 -- grants a set in one call and returns the statements it ran, revoke_from()
@@ -870,6 +893,7 @@ AS $role_set_objects$
         ('reader', 'EXECUTE', 'FUNCTION cachectl.top_relations(int4)'),
         ('reader', 'EXECUTE', 'FUNCTION cachectl.autowarm_status()'),
         ('reader', 'SELECT', 'cachectl.autowarm_status'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.wait_warm(interval)'),
         ('reader', 'SELECT', 'cachectl.relation_guard'),
         -- operator: the actions on the relations it names (each needs SELECT
         -- on the relation too)

@@ -60,29 +60,38 @@ autowarm_rate(void *arg)
 
 /*
  * Inside a transaction with SPI connected: the newest taken_at of the
- * label's rows, "" when it has none.  One probe of the index on (label,
+ * label's rows, false when it has none.  One probe of the index on (label,
  * taken_at), whatever the label's row count (the standby asks every
  * second).  A snapshot that only deletes rows (relations dropped or gone
  * cold) leaves it as it was: such a snapshot has nothing to load.
  */
-static void
-fingerprint_now(const char *label, char *fingerprint, size_t size)
+bool
+autowarm_newest_snapshot(const char *label, TimestampTz *taken_at)
 {
 	Oid			types[1] = {TEXTOID};
 	Datum		values[1] = {CStringGetTextDatum(label)};
-	char	   *value;
+	bool		isnull;
 
-	if (SPI_execute_with_args("SELECT s.taken_at::pg_catalog.text FROM cachectl.snapshot AS s "
+	if (SPI_execute_with_args("SELECT s.taken_at FROM cachectl.snapshot AS s "
 							  "WHERE s.label OPERATOR(pg_catalog.=) $1 "
 							  "ORDER BY s.taken_at DESC LIMIT 1",
 							  1, types, values, NULL, true, 1) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the autowarm snapshot's rows");
+	if (SPI_processed != 1)
+		return false;
+	*taken_at = DatumGetTimestampTz(SPI_getbinval(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1, &isnull));
+	return !isnull;
+}
+
+/* The fingerprint of a label's rows: its newest taken_at, "" when none (no time zone in it). */
+static void
+fingerprint_now(const char *label, char *fingerprint, size_t size)
+{
+	TimestampTz taken_at;
+
 	fingerprint[0] = '\0';
-	if (SPI_processed == 1)
-	{
-		value = SPI_getvalue(SPI_tuptable->vals[0], SPI_tuptable->tupdesc, 1);
-		strlcpy(fingerprint, value, size);
-	}
+	if (autowarm_newest_snapshot(label, &taken_at))
+		snprintf(fingerprint, size, INT64_FORMAT, (int64) taken_at);
 }
 
 void

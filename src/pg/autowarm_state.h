@@ -46,7 +46,7 @@ typedef struct AutowarmDatabase
 	bool		leave_requested;	/* DROP DATABASE, connections disallowed: leave now */
 	bool		relaunch_now;	/* it ended to reconnect as a new role: no delay */
 	bool		start_load_done;	/* survives the worker's restarts, not the server's */
-	/* the label's rows as the last load saw them (count and newest taken_at) */
+	/* the label's rows as the last load saw them: their newest taken_at, as int64 text */
 	char		loaded_fingerprint[AUTOWARM_FINGERPRINT_LENGTH];
 	TimestampTz snapshot_at;
 	int64		snapshot_rows_written;

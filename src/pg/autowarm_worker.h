@@ -32,7 +32,13 @@ extern bool autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start,
  */
 extern void autowarm_load_abandon(AutowarmDatabase *slot);
 
-/* The label's rows as they stand (count and newest taken_at), "" when none. */
+/* The label's rows as they stand (their newest taken_at), "" when none. */
 extern void autowarm_snapshot_fingerprint(char *fingerprint, size_t size);
+
+/*
+ * Inside a transaction with SPI connected: the newest taken_at of a label's
+ * rows the user may see; false when there is none.
+ */
+extern bool autowarm_newest_snapshot(const char *label, TimestampTz *taken_at);
 
 #endif							/* PG_CACHECTL_AUTOWARM_WORKER_H */

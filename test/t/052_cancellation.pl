@@ -378,7 +378,8 @@ my %never_long = (
 	role_set_objects => 'a constant list',
 	role_set_apply => 'a few GRANT or REVOKE statements',
 	raise_for_user => 'an error, raised',
-	snapshot_row_relation => 'a catalog lookup of one relation',);
+	snapshot_row_relation => 'a catalog lookup of one relation',
+	wait_warm => 'returns at once here (no library preloaded); preloaded, it waits on the latch and checks interrupts every 100 ms',);
 
 # ---- every function is in one of the lists ----
 

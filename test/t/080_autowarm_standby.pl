@@ -102,6 +102,8 @@ $standby->poll_query_until('postgres',
 	q{SELECT state = 'following' FROM cachectl.autowarm_status WHERE database = current_database()})
   or diag('the standby is not following');
 is(autowarm_state($standby, 'state'), 'following', 'then it follows');
+is($standby->safe_psql('postgres', q{SELECT warm, state, snapshot_taken_at IS NOT NULL FROM cachectl.wait_warm('30 s')}),
+	't|following|t', 'wait_warm() on the standby: warm, following, the snapshot it loaded named');
 
 my $start_load = autowarm_state($standby, 'start_load_shared_blocks');
 cmp_ok($start_load, '>', 0, "the start load's figures: $start_load shared blocks");
@@ -114,6 +116,14 @@ my $second_part = read_through_index($primary, 'hot_t', 20001, 23000);
 $taken = autowarm_state($primary, 'snapshots_taken');
 ok(defined wait_for_status($primary, "snapshots_taken >= $taken + 2", 6 * $interval), 'the primary recorded the second part');
 $primary->wait_for_catchup($standby);
+# The gate: it returns once the newest snapshot replayed is loaded, so the
+# hot set is in the standby's buffers as soon as it says warm.
+my ($gate_warm, $gate_waited) = split /\|/, $standby->safe_psql('postgres',
+	q{SELECT warm, waited_seconds FROM cachectl.wait_warm('60 s')});
+is($gate_warm, 't', "wait_warm() returned warm after $gate_waited s, the newer snapshot loaded");
+my ($gate_share) = shared_share_resident($standby, 'autowarm', [ 'hot_t', 'hot_t_pkey' ]);
+cmp_ok($gate_share, '>=', 0.95,
+	sprintf('when wait_warm() returns, %.1f %% of the newer snapshot\'s hot set is in shared buffers', 100 * $gate_share));
 ok(defined wait_for_status($standby, "loads_done > $loads", 4 * $interval),
 	'the standby loaded the newer snapshot that replay brought');
 # It may load an earlier snapshot first (one per interval): wait for the
