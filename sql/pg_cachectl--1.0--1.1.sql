@@ -40,6 +40,8 @@ RETURNS record
 AS 'MODULE_PATHNAME', 'pg_cachectl_snapshot'
 LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE
 SET search_path = pg_catalog, pg_temp;
+COMMENT ON FUNCTION cachectl.snapshot(text, regclass[], boolean) IS
+    'Records under a label which blocks of a relation set (NULL: the whole database) are in shared buffers and the OS page cache, counting rows and 8 kB blocks; superuser until granted, with INSERT and DELETE on cachectl.snapshot and SELECT on the tables.';
 
 -- The autowarm worker on a standby asks every second whether the label has a
 -- newer snapshot: its newest taken_at, one probe of this index whatever the
@@ -159,3 +161,5 @@ AS $role_set_objects$
       ) AS o (role_set, privilege, object)
      WHERE o.role_set = role_set_objects.role_set
 $role_set_objects$;
+COMMENT ON FUNCTION cachectl_internal.role_set_objects(text) IS
+    'Internal to role_set_apply(): the privileges of a set (reader, operator, cluster_operator, snapshots, autowarm).';

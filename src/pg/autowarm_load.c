@@ -83,22 +83,29 @@ autowarm_newest_snapshot(const char *label, TimestampTz *taken_at)
 	return !isnull;
 }
 
-/* The fingerprint of a label's rows: its newest taken_at, "" when none (no time zone in it). */
-static void
-fingerprint_now(const char *label, char *fingerprint, size_t size)
+void
+autowarm_fingerprint_of(bool has_rows, TimestampTz newest, char *fingerprint, size_t size)
 {
-	TimestampTz taken_at;
-
 	fingerprint[0] = '\0';
-	if (autowarm_newest_snapshot(label, &taken_at))
-		snprintf(fingerprint, size, INT64_FORMAT, (int64) taken_at);
+	if (has_rows)
+		snprintf(fingerprint, size, INT64_FORMAT, (int64) newest);
+}
+
+/* Inside a transaction with SPI connected: the label's fingerprint now. */
+static void
+label_fingerprint(const char *label, char *fingerprint, size_t size)
+{
+	TimestampTz newest = 0;
+	bool		has_rows = autowarm_newest_snapshot(label, &newest);
+
+	autowarm_fingerprint_of(has_rows, newest, fingerprint, size);
 }
 
 void
 autowarm_snapshot_fingerprint(char *fingerprint, size_t size)
 {
 	begin_statement_transaction();
-	fingerprint_now(cachectl_autowarm_label_setting, fingerprint, size);
+	label_fingerprint(cachectl_autowarm_label_setting, fingerprint, size);
 	end_statement_transaction();
 }
 

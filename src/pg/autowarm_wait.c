@@ -63,8 +63,7 @@ look_at_worker(WarmLook *look)
 		return;
 	}
 	look->has_snapshot = autowarm_newest_snapshot(cachectl_autowarm_label_setting, &look->snapshot_taken_at);
-	if (look->has_snapshot)
-		snprintf(newest, sizeof(newest), INT64_FORMAT, (int64) look->snapshot_taken_at);
+	autowarm_fingerprint_of(look->has_snapshot, look->snapshot_taken_at, newest, sizeof(newest));
 	slot = autowarm_slot_find(MyDatabaseId);
 	if (slot == NULL)
 	{

@@ -41,4 +41,10 @@ extern void autowarm_snapshot_fingerprint(char *fingerprint, size_t size);
  */
 extern bool autowarm_newest_snapshot(const char *label, TimestampTz *taken_at);
 
+/*
+ * The fingerprint of a label's rows as the worker keeps it (their newest
+ * taken_at as int64 text, no time zone in it), "" when it has none.
+ */
+extern void autowarm_fingerprint_of(bool has_rows, TimestampTz newest, char *fingerprint, size_t size);
+
 #endif							/* PG_CACHECTL_AUTOWARM_WORKER_H */

@@ -158,16 +158,22 @@ pg_cachectl_prewarm(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
+/* A relation whose runs are to be loaded: SELECT checked, locked for the call, opened. */
+static Relation
+open_for_runs(Oid relid, const char *function)
+{
+	lock_one_relation(relid, function, RELATION_SET_ACTION);
+	return relation_open(relid, NoLock);	/* locked by the set */
+}
+
 void
 prewarm_relation_runs(Oid relid, ForkNumber fork, cachectl_block_range *ranges, int range_count,
 					  PrewarmTarget target, bool drop_os_copy, bool os_wait, double rate,
 					  ActionProgress *progress, PrewarmResult *result)
 {
-	Relation	rel;
+	Relation	rel = open_for_runs(relid, "restore");
 	cachectl_block_range *clipped;
 
-	lock_one_relation(relid, "restore", RELATION_SET_ACTION);
-	rel = relation_open(relid, NoLock); /* locked by the set */
 	/* the caller's runs are not changed: a later pass may load them again */
 	clipped = palloc(sizeof(cachectl_block_range) * Max(range_count, 1));
 	memcpy(clipped, ranges, sizeof(cachectl_block_range) * range_count);
@@ -201,7 +207,6 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	int			run_count;
 	cachectl_block_range *ranges;
 	Relation	rel;
-	int64		fork_blocks;
 	PrewarmResult result;
 	ActionProgress progress;
 	Datum		values[PREWARM_RUNS_COLUMNS];
@@ -224,13 +229,12 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	 * Only the runs inside the fork are taken from the multirange: millions
 	 * of runs past its end must not become millions of ranges here.
 	 */
-	lock_one_relation(relid, "prewarm_runs", RELATION_SET_ACTION);
-	rel = relation_open(relid, NoLock); /* locked by the set */
-	fork_blocks = smgr_fork_blocks(rel, fork);
-	relation_close(rel, NoLock);
+	rel = open_for_runs(relid, "prewarm_runs");
 	action_progress_begin(&progress, "prewarm_runs");
-	ranges = block_runs_from_multirange(runs, fork_blocks, &run_count);
-	prewarm_relation_runs(relid, fork, ranges, run_count, target, drop_os_copy, true, rate, &progress, &result);
+	ranges = block_runs_from_multirange(runs, smgr_fork_blocks(rel, fork), &run_count);
+	prewarm_fork(rel, fork, ranges, run_count, target, rate, drop_os_copy, true, &progress, &result);
+	progress.forks++;
+	relation_close(rel, NoLock);
 	action_progress_end(&progress);
 
 	values[0] = Int64GetDatum(result.shared_loaded);

@@ -9,10 +9,11 @@
  */
 #include "postgres.h"
 
-#include "access/xlog.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/syscache.h"
+
+#include "cachectl.h"
 
 PG_FUNCTION_INFO_V1(pg_cachectl_snapshot_row_relation);
 
@@ -20,10 +21,7 @@ PG_FUNCTION_INFO_V1(pg_cachectl_snapshot_row_relation);
 static bool
 recorded_here(text *system_identifier)
 {
-	char		here[32];
-
-	snprintf(here, sizeof(here), UINT64_FORMAT, GetSystemIdentifier());
-	return strcmp(text_to_cstring(system_identifier), here) == 0;
+	return strcmp(text_to_cstring(system_identifier), text_to_cstring(cluster_system_identifier())) == 0;
 }
 
 /*

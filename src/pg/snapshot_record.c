@@ -537,7 +537,7 @@ typedef struct RowArrays
 } RowArrays;
 
 static void
-build_arrays(const Recording *recording, RowArrays *arrays)
+build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 {
 	int			n = recording->row_count;
 	int			m = recording->relation_count;
@@ -552,7 +552,6 @@ build_arrays(const Recording *recording, RowArrays *arrays)
 	Datum	   *kept_relation = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *kept_fork = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *kept_layer = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *relids = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *names = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *owners = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *owner_names = palloc(sizeof(Datum) * Max(m, 1));
@@ -582,7 +581,6 @@ build_arrays(const Recording *recording, RowArrays *arrays)
 	{
 		const RelationGuard *guard = &recording->relations[r].guard;
 
-		relids[r] = ObjectIdGetDatum(guard->relid);
 		names[r] = CStringGetTextDatum(guard->relation_name);
 		owners[r] = ObjectIdGetDatum(guard->owner_table);
 		owner_names[r] = CStringGetTextDatum(guard->owner_table_name);
@@ -598,7 +596,7 @@ build_arrays(const Recording *recording, RowArrays *arrays)
 	arrays->kept_relation = array_of(kept_relation, kept, OIDOID);
 	arrays->kept_fork = array_of(kept_fork, kept, TEXTOID);
 	arrays->kept_layer = array_of(kept_layer, kept, TEXTOID);
-	arrays->relids = array_of(relids, m, OIDOID);
+	arrays->relids = relids;
 	arrays->names = array_of(names, m, TEXTOID);
 	arrays->owners = array_of(owners, m, OIDOID);
 	arrays->owner_names = array_of(owner_names, m, TEXTOID);
@@ -685,6 +683,7 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 	int64		os_blocks = 0;
 	bool	   *counted;
 	RowArrays	arrays;
+	Datum		relids;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -718,8 +717,9 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
-	keep_close_rows(&recording, label, whole_database, relation_ids(&recording));
-	build_arrays(&recording, &arrays);
+	relids = relation_ids(&recording);
+	keep_close_rows(&recording, label, whole_database, relids);
+	build_arrays(&recording, relids, &arrays);
 	write_rows(&recording, label, whole_database, taken_at, &arrays);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
