@@ -6,7 +6,8 @@
 #   1. cachectl.status('t') versus the hand join of pg_buffercache and
 #      pgfincore's per-segment block map (databit), on a 2 GiB table with a
 #      quarter of its blocks in each of: shared buffers only, both layers,
-#      the OS cache only, neither;
+#      the OS cache only, neither; then (1h) the same with a few pages
+#      dropped in every 128 MiB, the holes a host's reclaim leaves;
 #   2. the cachectl.database_status view over 10,000 and 100,000 one-row
 #      tables (in a database of their own), with the backend's peak memory;
 #   3. cachectl.prewarm('t', target => 'shared') of the cold table versus
@@ -35,7 +36,8 @@
 # Settings (environment): QUICK=1 (small sizes: a 512 MiB table, 1,000 and
 # 10,000 small tables, one run per load), REL_BLOCKS (size of t, default
 # 262144 = 2 GiB), STATUS_REPS (calls of status timed, default 20),
-# JOIN_REPS (calls of the hand join timed, default 5), LOAD_REPS (cold loads
+# JOIN_REPS (calls of the hand join timed, default 5), HOLES_PER_WINDOW (part
+# 1h: pages dropped in each 128 MiB of t's files, default 3), LOAD_REPS (cold loads
 # per tool in part 3, default 3), SMALL_COUNTS (table counts of part 2,
 # default "10000 100000"), WARM_CHUNK_BLOCKS (part 4: the half-warm table is
 # every chunk of this many blocks chosen with probability 1/2, default 16),
@@ -62,6 +64,7 @@ SMALL_COUNTS=${SMALL_COUNTS:-"10000 100000"}
 LOAD_REPS=${LOAD_REPS:-3}
 STATUS_REPS=${STATUS_REPS:-20}
 JOIN_REPS=${JOIN_REPS:-5}
+HOLES_PER_WINDOW=${HOLES_PER_WINDOW:-3}
 WARM_CHUNK_BLOCKS=${WARM_CHUNK_BLOCKS:-16}
 SHARED_BUFFERS=${SHARED_BUFFERS:-4GB}
 PARTS=${PARTS:-"1 2 3 4"}
@@ -288,6 +291,58 @@ printf '   %-44s %10.3f ms/call (%d calls)\n' "hand join (main fork)" "$JOIN_MS"
 printf '   %-44s %10.3f ms/call\n' "  of which: SELECT count(*) FROM pg_buffercache" "$PGBC_MS"
 printf '   %-44s %10.3f ms/call\n' "  of which: pgfincore('t', 'main', true)" "$PGF_MS"
 say "   ratio: hand join / status = $(fmt "$STATUS_RATIO")x; hand join / pool pass alone = $(fmt "$FLOOR_RATIO")x (status's ceiling)"
+
+# The same layout with holes, as a host's reclaim leaves them: a few pages
+# dropped in every 128 MiB of t's files (dd iflag=nocache drops what it
+# read; a large folio goes whole), so nearly every window is partly cached
+# and the OS map must ask mincore where the holes are.
+say ""
+say "1h. the same with reclaim holes: $HOLES_PER_WINDOW pages dropped in every 128 MiB of the OS-cached half"
+# Only pages of the OS-cached blocks [Q1, Q3): a read elsewhere would bring
+# its readahead in.
+holes_made=0
+blocks_per_file=$((1073741824 / 8192))
+for i in "${!T_FILES[@]}"; do
+    f=${T_FILES[$i]}
+    pages=$(( $(stat -c %s "$f") / 4096 ))
+    window_pages=32768
+    for ((first = 0; first < pages; first += window_pages)); do
+        span=$(( pages - first < window_pages ? pages - first : window_pages ))
+        for ((k = 1; k <= HOLES_PER_WINDOW; k++)); do
+            # spread over the window, away from its edges
+            page=$(( first + k * span / (HOLES_PER_WINDOW + 1) ))
+            block=$(( i * blocks_per_file + page / 2 ))
+            [ "$block" -ge "$Q1" ] && [ "$block" -lt "$Q3" ] || continue
+            dd if="$f" of=/dev/null bs=4096 count=1 skip="$page" iflag=nocache status=none
+            holes_made=$((holes_made + 1))
+        done
+    done
+done
+IFS='|' read -r H_SHARED H_OS H_BOTH <<<"$(sql -c "SELECT shared_blocks, os_blocks, both_blocks FROM cachectl.status('t') WHERE fork = 'main'")"
+IFS='|' read -r _ HJ_SHARED HJ_OS HJ_BOTH _ <<<"$(sql -c "SELECT * FROM hand_join('t')")"
+say "   $holes_made pages dropped: os_blocks $S_OS -> $H_OS, both_blocks $S_BOTH -> $H_BOTH"
+say "   status    : shared=$H_SHARED os=$H_OS both=$H_BOTH"
+say "   hand join : shared=$HJ_SHARED os=$HJ_OS both=$HJ_BOTH"
+check "$H_SHARED == $HJ_SHARED && $H_OS == $HJ_OS && $H_BOTH == $HJ_BOTH" "with holes, status and the hand join disagree"
+check "$H_OS < $S_OS" "the holes dropped nothing (os_blocks $S_OS before, $H_OS after)"
+IFS='|' read -r HOLE_STATUS_MS HOLE_STATUS_RES <<<"$(sql -c "SELECT ms, result FROM bench_time(
+    \$q\$SELECT concat_ws(' ', sum(shared_blocks), sum(both_blocks)) FROM cachectl.status('t')\$q\$, $STATUS_REPS)")"
+IFS='|' read -r HOLE_JOIN_MS HOLE_JOIN_RES <<<"$(sql -c "SELECT ms, result FROM bench_time(
+    \$q\$SELECT concat_ws(' ', shared_blocks, both_blocks) FROM hand_join('t')\$q\$, $JOIN_REPS)")"
+[ "$HOLE_STATUS_RES" = "$HOLE_JOIN_RES" ] || check 0 "timed calls with holes: status gave '$HOLE_STATUS_RES', the hand join '$HOLE_JOIN_RES'"
+IFS='|' read -r HOLE_OSMAP_MS _ <<<"$(sql -c "SELECT ms, result FROM bench_time(
+    \$q\$SELECT length(cachectl.os_map('t', fork => 'main'))::text\$q\$, $STATUS_REPS)")"
+IFS='|' read -r HOLE_CSTAT_MS _ <<<"$(sql -c "SET cachectl.os_engine = 'cachestat';
+    SELECT ms, result FROM bench_time(\$q\$SELECT sum(os_pages)::text FROM cachectl.os_residency('t')\$q\$, $STATUS_REPS);
+    RESET cachectl.os_engine" | tail -n 1)"
+HOLE_RATIO=$(calc "$HOLE_JOIN_MS / $HOLE_STATUS_MS")
+emit_sample status_holes "cachectl.status" "$T_BLOCKS" "$HOLE_STATUS_MS" ms
+emit_sample status_holes "hand join pg_buffercache x pgfincore" "$T_BLOCKS" "$HOLE_JOIN_MS" ms
+printf '   %-44s %10.3f ms/call (%d calls)\n' "cachectl.status('t') (every fork)" "$HOLE_STATUS_MS" "$STATUS_REPS"
+printf '   %-44s %10.3f ms/call\n' "  of which: os_map('t') (main fork)" "$HOLE_OSMAP_MS"
+printf '   %-44s %10.3f ms/call\n' "os_residency('t'), cachestat only (no map)" "$HOLE_CSTAT_MS"
+printf '   %-44s %10.3f ms/call (%d calls)\n' "hand join (main fork)" "$HOLE_JOIN_MS" "$JOIN_REPS"
+say "   ratio: hand join / status = $(fmt "$HOLE_RATIO")x"
 elif part 1; then
 say "1. status('t') versus the hand join: left out, pgfincore is not installed for this server"
 fi
@@ -530,6 +585,11 @@ row "1. status('t'), $T_GIB GiB, quarter per layer state" "$(fmt "$STATUS_MS" 3)
 row "   hand join pg_buffercache x pgfincore databit" "$(fmt "$JOIN_MS" 3)" '1.0x' '(anchor)' ''
 row "   floor: the pool pass alone (shared_residency)" "$(fmt "$SHRES_MS" 3)" "$(fmt "$FLOOR_RATIO")x" '(the best status can reach)' ''
 row "   os_map('t') alone" "$(fmt "$OSMAP_MS" 3)" '-' '(info)' ''
+row "1h. the same with $holes_made reclaim holes" "$(fmt "$HOLE_STATUS_MS" 3)" "$(fmt "$HOLE_RATIO")x" ">= ${GOAL_STATUS}x faster than join" \
+    "$(verdict "$HOLE_RATIO >= $GOAL_STATUS")"
+row "   hand join, with the holes" "$(fmt "$HOLE_JOIN_MS" 3)" '1.0x' '(anchor)' ''
+row "   os_map('t') alone, with the holes" "$(fmt "$HOLE_OSMAP_MS" 3)" '-' '(info)' ''
+row "   os_residency('t'), cachestat only, with the holes" "$(fmt "$HOLE_CSTAT_MS" 3)" '-' '(info: no block map)' ''
 fi
 for n in $SMALL_COUNTS; do
     goal=${GOAL_DBSTATUS_S[$n]:-}
@@ -568,6 +628,8 @@ say "  load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
 if part 1 && [ "$HAVE_PGFINCORE" = 1 ]; then
     emit_goal "status >= ${GOAL_STATUS}x faster than the pg_buffercache x pgfincore join, $T_GIB GiB" \
         "$(fmt "$STATUS_MS" 3) ms" "join $(fmt "$JOIN_MS" 3) ms" "$(fmt "$STATUS_RATIO" 1)" "$(verdict "$STATUS_RATIO >= $GOAL_STATUS")"
+    emit_goal "status >= ${GOAL_STATUS}x faster than the join with reclaim holes ($holes_made), $T_GIB GiB" \
+        "$(fmt "$HOLE_STATUS_MS" 3) ms" "join $(fmt "$HOLE_JOIN_MS" 3) ms" "$(fmt "$HOLE_RATIO" 1)" "$(verdict "$HOLE_RATIO >= $GOAL_STATUS")"
 fi
 for n in $SMALL_COUNTS; do
     goal=${GOAL_DBSTATUS_S[$n]:-}

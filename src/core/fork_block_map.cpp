@@ -30,7 +30,9 @@ ForkBlockMap::ForkBlockMap(BitmapView map, std::string base_path, std::int64_t s
 // What cachestat counts in [offset, offset + length) of the open segment.
 // "All" needs every page present: cachestat counts only the pages of a
 // folio that lie in the range, and evicted pages apart.
-// A whole window's dirty pages are counted (its pieces lie inside it).
+// A range counted once (`whole`: a window, or a piece of a window that was
+// not counted whole) adds its dirty pages; the pieces of a window counted
+// whole do not (they lie inside it).
 ForkBlockMap::Cached ForkBlockMap::cached_in(std::int64_t offset, std::int64_t length, bool whole) {
     std::optional<CacheCounts> counts = cachestat_range(fd_.get(), offset, length, nullptr);
     if (!counts)
@@ -93,12 +95,29 @@ void ForkBlockMap::classify_window(const ByteRange &window, bool whole) {
         offset_ += window.length;
         return;
     case Cached::some:
-        if (whole && window.length > piece_bytes_)
+        window_partly_cached_ = true;
+        if (whole && window.length > piece_bytes_) {
             pieces_end_ = window.offset + window.length;
-        else
+            pieces_count_dirty_ = false;
+            ++windows_counted_twice_;
+        } else
             map_window(window);
         return;
     }
+}
+
+// Classifies a new window whole, or, after a partly cached one, in pieces
+// at once (each counting its own dirty pages, as the window is not).
+void ForkBlockMap::start_window(const ByteRange &window) {
+    const bool in_pieces = window_partly_cached_ && window.length > piece_bytes_;
+    window_partly_cached_ = false;
+    if (!in_pieces) {
+        classify_window(window, true);
+        return;
+    }
+    pieces_end_ = window.offset + window.length;
+    pieces_count_dirty_ = true;
+    classify_window(window_at(offset_, pieces_end_, piece_bytes_), true);
 }
 
 bool ForkBlockMap::next_window() {
@@ -133,9 +152,9 @@ bool ForkBlockMap::next_window() {
         if (!use_cachestat_)
             map_window(window_at(offset_, segment_size_, window_bytes_));
         else if (offset_ < pieces_end_)
-            classify_window(window_at(offset_, pieces_end_, piece_bytes_), false);
+            classify_window(window_at(offset_, pieces_end_, piece_bytes_), pieces_count_dirty_);
         else
-            classify_window(window_at(offset_, segment_size_, window_bytes_), true);
+            start_window(window_at(offset_, segment_size_, window_bytes_));
         return false;
     }
     fd_ = UniqueFd();

@@ -11,7 +11,10 @@
 // is in flight counts as cached for a report), or some — and a window partly
 // cached is classified again in pieces of a few MiB, of which only the
 // partly cached are mapped and asked with mincore, which tells which pages.
-// Under the mincore engine every window is mapped.
+// Reclaim leaves holes in most windows once it has left them in one, so
+// the window after a partly cached one is classified in pieces at once
+// (cachestat walks it once, not twice), until a window has no partly
+// cached piece.  Under the mincore engine every window is mapped.
 //
 // The same cachestat calls count the fork's dirty pages (each whole window
 // once), so a report needs no second walk for them (status's os_dirty_pages).
@@ -53,6 +56,8 @@ class ForkBlockMap {
     std::int64_t windows_skipped() const { return windows_skipped_; } // no page cached
     std::int64_t windows_full() const { return windows_full_; }       // every page cached
     std::int64_t windows_mapped() const { return windows_mapped_; }
+    // Whole windows cachestat counted and then counted again in pieces.
+    std::int64_t windows_counted_twice() const { return windows_counted_twice_; }
 
     // The dirty OS pages of the mapped blocks, as cachestat counted them;
     // nothing when any segment was walked with mincore alone (which cannot
@@ -68,6 +73,7 @@ class ForkBlockMap {
     bool next_window();
     Cached cached_in(std::int64_t offset, std::int64_t length, bool whole);
     void classify_window(const ByteRange &window, bool whole);
+    void start_window(const ByteRange &window);
     void map_window(const ByteRange &window);
     void set_window(std::int64_t offset, std::int64_t length);
     void mark_window(std::int64_t offset, std::int64_t length);
@@ -87,6 +93,8 @@ class ForkBlockMap {
     std::int64_t segment_size_ = 0; // bytes of whole blocks within the map
     std::int64_t offset_ = 0;
     std::int64_t pieces_end_ = 0; // end of the partly cached window whose pieces are next
+    bool pieces_count_dirty_ = false; // the window of these pieces was not counted whole
+    bool window_partly_cached_ = false; // of the last window: its count, or any of its pieces
     bool last_segment_ = false;
     bool use_cachestat_ = false;
     bool done_ = false;
@@ -94,6 +102,7 @@ class ForkBlockMap {
     std::int64_t windows_skipped_ = 0;
     std::int64_t windows_full_ = 0;
     std::int64_t windows_mapped_ = 0;
+    std::int64_t windows_counted_twice_ = 0;
     std::int64_t dirty_pages_ = 0;
     bool dirty_known_;
 };

@@ -171,6 +171,87 @@ TEST_CASE("a map shorter than the fork covers its blocks only; a missing fork le
     CHECK(none.view.count() == 0);
 }
 
+// Four windows of three pieces, read with holes of 4 blocks: in the first
+// window's middle piece and in the second window's first piece.
+struct HoleyFork {
+    static constexpr int windows = 4;
+    static std::int64_t window() { return 3 * ForkBlockMap::piece_window_bytes; }
+    HoleyFork() : segment(dir, "900") {
+        segment.append(windows * window());
+        segment.drop_from_cache();
+        segment.disable_readahead();
+        segment.read_range(0, windows * window());
+        for (const std::int64_t hole : holes())
+            REQUIRE(::posix_fadvise(segment.fd(), hole, 4 * block_size, POSIX_FADV_DONTNEED) == 0);
+    }
+    static std::vector<std::int64_t> holes() {
+        return {ForkBlockMap::piece_window_bytes + 64 * block_size, window() + 16 * block_size};
+    }
+    std::int64_t blocks() const { return windows * window() / block_size; }
+    TempDirectory dir;
+    TempFile segment;
+};
+
+TEST_CASE("after a partly cached window the next is counted in pieces at once, until one has no partly cached piece") {
+    HoleyFork fork;
+    if (!cachestat_works(fork.segment.fd())) {
+        WARN("cachestat is not available here: the classification cannot be tested");
+        return;
+    }
+    Map map(fork.blocks());
+    ForkBlockMap job(map.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(), block_size,
+                     EngineChoice::automatic, HoleyFork::window());
+    run_to_end(job);
+    // window 0: counted whole, then in pieces (2 full, 1 mapped); window 1:
+    // in pieces at once (2 full, 1 mapped); window 2: in pieces at once (3
+    // full), none partly cached; window 3: counted whole (full)
+    CHECK(job.windows_counted_twice() == 1);
+    CHECK(job.windows_mapped() == 2);
+    CHECK(job.windows_full() == 2 + 2 + 3 + 1);
+    CHECK(job.windows_skipped() == 0);
+    CHECK(map.view.count() == fork.blocks() - 8);
+
+    Map by_mincore(fork.blocks());
+    ForkBlockMap every_window(by_mincore.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(),
+                              block_size, EngineChoice::mincore, HoleyFork::window());
+    run_to_end(every_window);
+    CHECK(by_mincore.bytes == map.bytes);
+}
+
+TEST_CASE("pieces counted at once count their dirty pages; pieces of a window counted whole do not count them again") {
+    HoleyFork fork;
+    if (!cachestat_works(fork.segment.fd())) {
+        WARN("cachestat is not available here: dirty pages cannot be counted");
+        return;
+    }
+    // dirty blocks in the window counted whole (0), in one counted in pieces
+    // at once (1) and in the last one (3)
+    const std::vector<char> block(static_cast<std::size_t>(block_size), 'y');
+    for (const std::int64_t offset :
+         {std::int64_t{0}, HoleyFork::window() + 2 * ForkBlockMap::piece_window_bytes, 3 * HoleyFork::window()})
+        REQUIRE(::pwrite(fork.segment.fd(), block.data(), block.size(), offset) == static_cast<ssize_t>(block.size()));
+    const auto dirty_now = [&] {
+        const std::optional<CacheCounts> counts = cachestat_range(fork.segment.fd(), 0, fork.segment.size(), nullptr);
+        REQUIRE(counts.has_value());
+        return counts->dirty;
+    };
+    // writeback only lowers the count while the map is made
+    const std::int64_t before = dirty_now();
+    Map map(fork.blocks());
+    ForkBlockMap job(map.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(), block_size,
+                     EngineChoice::automatic, HoleyFork::window());
+    run_to_end(job);
+    const std::int64_t after = dirty_now();
+    REQUIRE(job.dirty_pages().has_value());
+    INFO("dirty pages before " << before << ", counted " << *job.dirty_pages() << ", after " << after);
+    CHECK(before > 0);
+    CHECK(before <= 3 * block_size / page_size());
+    CHECK(*job.dirty_pages() <= before);
+    CHECK(*job.dirty_pages() >= after);
+    CHECK(job.windows_counted_twice() == 1);
+    fork.segment.sync();
+}
+
 TEST_CASE("the walk that maps a fork counts its dirty pages where cachestat works, and says so under mincore") {
     TempDirectory dir;
     TempFile first(dir, "800");
