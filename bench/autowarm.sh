@@ -26,14 +26,22 @@
 #             (/proc/self/schedstat), WAL bytes (pg_current_wal_lsn before
 #             and after) and wall time, changed cache (the first snapshot of
 #             a label: every row written) and unchanged (the second), and
-#             the extrapolation to 64 GiB at the default interval (300 s).
+#             the extrapolation to 64 GiB at the default interval (300 s);
+#   patroni   a Patroni switchover and a failover (kill -9 of the leader's
+#             postmaster), each with autowarm off and on, side by side:
+#             bench/patroni_failover.pl (its header says how) on two
+#             Patroni nodes and one etcd per variant; per-second TPS of the
+#             promoted node from the moment it accepts writes, against the
+#             leader's steady state just before.
 #
 # Goals (issue 17, "Performance"): failover (c) first 10 s >= 80 % of the
 # primary's steady state, >= 3x (a), 90 % of steady state within 5 s;
 # (issue 26, finding 15) (c) holds >= 80 % of the primary's hot buffers of
 # each relation, and its first 5 s are >= 80 % of the steady state;
 # reboot (c) reaches 90 % in at most a third of (b)'s time; a snapshot of
-# 64 GiB cached every 300 s costs <= 1 % of one core.
+# 64 GiB cached every 300 s costs <= 1 % of one core; (issue 30) with
+# autowarm, a Patroni switchover and failover reach 90 % within 5 s of the
+# promotion.
 #
 # It prints the premises (machine, device, PostgreSQL version, pool and data
 # size, the cache state before each measurement, the load average), the
@@ -42,7 +50,8 @@
 #
 # Settings (environment): QUICK=1 (shared_buffers 128MB, scale 30, 15 s
 # steady state, 20 s after promotion or start, 0.25 and 1 GiB snapshots),
-# PARTS (default "failover reboot snapshot"), FAILOVER_VARIANTS (default
+# PARTS (default "failover reboot snapshot patroni"), PATRONI_VARIANTS
+# (default "off on"), FAILOVER_VARIANTS (default
 # "a b c d"), SHARED_BUFFERS (512MB), SCALE
 # (150), CLIENTS (4), THREADS (2), STEADY_S (60), MEASURE_S (60), WARM_S
 # (reboot's warm run before each restart, 30), SKIP_S (seconds left out of
@@ -86,7 +95,7 @@ AUTOWARM_INTERVAL=${AUTOWARM_INTERVAL:-10}
 LOAD_WAIT_S=${LOAD_WAIT_S:-180}
 SNAP_GB=${SNAP_GB:-"1 4"}
 SNAP_REPS=${SNAP_REPS:-3}
-PARTS=${PARTS:-"failover reboot snapshot"}
+PARTS=${PARTS:-"failover reboot snapshot patroni"}
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 
 GOAL_FIRST10_SHARE=80    # failover (c): first 10 s at >= this % of steady state
@@ -590,6 +599,37 @@ SQL
 fi
 
 # ---------------------------------------------------------------------------
+# patroni: a Patroni switchover and failover, autowarm off and on, side by
+# side (bench/patroni_failover.pl, on test/perl/PatroniTest.pm)
+declare -A P_SHARE5 P_T90 P_WRITABLE
+if part patroni; then
+    say ""
+    say "patroni: a switchover and a failover (kill -9 of the leader's postmaster) under Patroni $(/usr/bin/python3 /usr/bin/patroni --version 2>/dev/null | awk '{ print $2 }'), autowarm ${PATRONI_VARIANTS:-off on}"
+    command -v /usr/bin/patroni >/dev/null && command -v /usr/bin/etcd >/dev/null ||
+        die "the patroni part needs Patroni and etcd (apt-get install patroni etcd-server python3-etcd)"
+    mkdir -p "$WORK/patroni" && chown postgres "$WORK/patroni"
+    perl_lib="$HERE/../test/perl:$PG_PGXS_DIR/../../src/test/perl"
+    while IFS= read -r line; do
+        if [[ $line == EMIT$'\t'* ]]; then
+            IFS=$'\t' read -r -a fields <<<"${line#EMIT$'\t'}"
+            bench_emit "${fields[0]}" "$BENCH_NAME" "${fields[@]:1}"
+            case ${fields[1]} in
+                patroni_first5_share) P_SHARE5["${fields[2]}|${fields[3]}"]=${fields[4]} ;;
+                patroni_seconds_to_90) P_T90["${fields[2]}|${fields[3]}"]=${fields[4]} ;;
+                patroni_writable_after) P_WRITABLE["${fields[2]}|${fields[3]}"]=${fields[4]} ;;
+            esac
+        else
+            say "$line"
+        fi
+    done < <(as_postgres env PATH="$PG_BINDIR:/usr/bin:/bin" PERL5LIB="$perl_lib" TESTDIR="$WORK/patroni" \
+        BENCH_WORK="$WORK/patroni" SHARED_BUFFERS="$SHARED_BUFFERS" SCALE="$SCALE" CLIENTS="$CLIENTS" \
+        THREADS="$THREADS" REF_S="$REF_S" MEASURE_S="$MEASURE_S" SKIP_S="$SKIP_S" \
+        AUTOWARM_INTERVAL="$AUTOWARM_INTERVAL" LOAD_WAIT_S="$LOAD_WAIT_S" \
+        PATRONI_VARIANTS="${PATRONI_VARIANTS:-off on}" perl "$HERE/patroni_failover.pl" 2>&1)
+    [ -n "${P_T90[autowarm on|failover]:-}" ] || die "the patroni part ended before its last measure"
+fi
+
+# ---------------------------------------------------------------------------
 # variants left out (FAILOVER_VARIANTS) read as nothing measured
 for v in a b c d; do
     : "${F_SHARE[$v]:=0}" "${F_SHARE5[$v]:=0}" "${F_SHARE_MIN[$v]:=0}" "${F_FIRST10[$v]:=0}" "${F_FIRST5[$v]:=0}"
@@ -674,5 +714,19 @@ if part snapshot; then
     emit_info snapshot_per_gib "changed $(fmt "$per_gib_c * 1000" 2) ms CPU/GiB, unchanged $(fmt "$per_gib_u * 1000" 2) ms CPU/GiB (at $LAST_GB GiB)"
     emit_goal "snapshot of ${EXTRAPOLATE_GIB} GiB cached every ${DEFAULT_INTERVAL_S} s <= ${GOAL_CORE_PCT}% of one core (changed cache, from $LAST_GB GiB)" \
         "$(fmt "$core_c" 3)% ($(fmt "$per_gib_c * 1000" 2) ms/GiB)" "unchanged $(fmt "$core_u" 3)%" '-' "$(verdict "$core_c <= $GOAL_CORE_PCT")"
+fi
+if part patroni; then
+    say "  patroni, pgbench scale $SCALE, $CLIENTS clients; each event against the leader's steady state just before it:"
+    for v in ${PATRONI_VARIANTS:-off on}; do
+        for e in switchover failover; do
+            say "    $(printf '%-26s' "$e, autowarm $v") writable after $(printf '%4s' "${P_WRITABLE[autowarm $v|$e]:--}") s; first 5 s $(printf '%6s' "${P_SHARE5[autowarm $v|$e]:--}")%; 90% after $(t90_text "${P_T90[autowarm $v|$e]:--1}")"
+        done
+    done
+    for e in switchover failover; do
+        t90=${P_T90[autowarm on|$e]:--1}
+        emit_goal "Patroni $e: autowarm at 90% of steady state within ${GOAL_T90_S} s of the promotion" \
+            "$(t90_text "$t90")" "autowarm off $(t90_text "${P_T90[autowarm off|$e]:--1}")" '-' \
+            "$(verdict "$t90 >= 0 && $t90 <= $GOAL_T90_S")"
+    done
 fi
 say "  the machine is shared with other work: the TPS and CPU figures move with its load"

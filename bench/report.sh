@@ -69,6 +69,11 @@ declare -A TITLE=(
     [database_status_for_scale]="database_status of the same database, for scale: ms"
     [metrics_floor]="Parts of the scrape's floor: catalog list + pool pass, fincore over the files, open+fstat+cachestat+close per file (C): ms"
     [failover_tps]="pgbench -S on the promoted standby, per second: TPS"
+    [patroni_switchover_tps]="pgbench -S on the node a Patroni switchover promoted, per second: TPS"
+    [patroni_failover_tps]="pgbench -S on the node Patroni promoted after the leader crashed, per second: TPS"
+    [patroni_first5_share]="Patroni: the promoted node's first 5 s mean TPS, % of the steady state before"
+    [patroni_seconds_to_90]="Patroni: seconds from the promotion to a second at 90% of the steady state (-1: not within the run)"
+    [patroni_writable_after]="Patroni: seconds from the event to a server that accepts writes"
     [reboot_tps]="pgbench -S after a restart with the files dropped from the OS cache, per second: TPS"
     [first10_share]="Coming back warm: the first 10 s's mean TPS, % of the steady state"
     [seconds_to_90]="Coming back warm: seconds until 90% of the steady state (3-second mean; never: not within the run)"
@@ -86,10 +91,13 @@ declare -A XNAME=(
     [database_summary]="relations" [top_relations]="relations" [database_status_for_scale]="relations"
     [metrics_floor]="relations"
     [failover_tps]="second" [reboot_tps]="second" [first10_share]="event" [seconds_to_90]="event"
+    [patroni_switchover_tps]="second" [patroni_failover_tps]="second" [patroni_first5_share]="event"
+    [patroni_seconds_to_90]="event" [patroni_writable_after]="event"
     [snapshot_cpu]="GiB cached" [snapshot_wal]="GiB cached" [snapshot_wall]="GiB cached"
 )
 # Figures drawn only (a column per second): no table, the plot named.
-declare -A PLOT_ONLY=([failover_tps]=autowarm.png [reboot_tps]=autowarm.png)
+declare -A PLOT_ONLY=([failover_tps]=autowarm.png [reboot_tps]=autowarm.png
+    [patroni_switchover_tps]=autowarm.png [patroni_failover_tps]=autowarm.png)
 # Figures whose first series is pg_cachectl and the others its anchors.
 RATIO_FIGURES=" residency_written residency_readback residency_dropped residency_sparse evict_many prefetch
     prefetch_bandwidth restore_half restore_half_bandwidth os_map_sparse status load_shared

@@ -41,6 +41,11 @@ TEST=(
     prometheus                  # the real Prometheus server scraping the exporter in test/t/070
     prometheus-postgres-exporter  # postgres_exporter 0.11.1, reads monitoring/postgres_exporter/ (test/t/070)
     libyaml-libyaml-perl        # YAML::XS: test/t/071 reads the monitoring/ configurations
+    patroni                     # Patroni 3.0.2, the HA manager of test/t/087
+    etcd-server                 # etcd 3.4, its distributed configuration store
+    etcd-client                 # etcdctl
+    python3-etcd                # Patroni's etcd module imports it
+    postgresql-15-auto-failover # pg_auto_failover 2.0 (monitor extension and pg_autoctl) for test/t/088
 )
 TEST_ALL=(
     "${TEST[@]}"
@@ -56,6 +61,9 @@ BENCH=(
     vmtouch                     # an anchor
     util-linux                  # fincore, an anchor
     gnuplot-nox                 # the plots
+    patroni                     # bench/autowarm.sh's patroni part (and etcd, below)
+    etcd-server
+    python3-etcd
 )
 
 case "$purpose" in

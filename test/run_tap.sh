@@ -5,8 +5,9 @@
 # (default 4; most of a file's time is spent waiting on its servers, not on
 # the two CPUs).  A file that says on a line of its own
 #     # tap: runs alone
-# (it replaces files other tests load) runs after the others, with nothing
-# beside it.  A file that says
+# (it replaces files other tests load, or compares rates that other tests'
+# work on the CPUs would move) runs after the others, with nothing beside
+# it.  A file that says
 #     # tap: heavy
 # (gigabytes of dirty pages, or a time limit measured under a write load)
 # runs beside the others but never beside another heavy file, of this run or
