@@ -14,6 +14,7 @@ use Exporter 'import';
 use File::Basename qw(dirname);
 use IPC::Run;
 use POSIX ();
+use DetachedProcess qw(spawn_detached);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -155,18 +156,7 @@ sub start_service
 	my ($node) = @_;
 	my $dir = $node->data_dir;
 	die "a service of \"$dir\" runs already" if $services{$dir};
-	my $log = $node->logfile;
-	my $pid = fork() // die "fork: $!";
-	if ($pid == 0)
-	{
-		POSIX::setsid();
-		open(STDIN, '<', '/dev/null') or POSIX::_exit(127);
-		open(STDOUT, '>>', $log) or POSIX::_exit(127);
-		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(127);
-		{ exec('pg_autoctl', 'run', '--pgdata', $dir) }
-		# never die here: the child would run the test's END blocks
-		POSIX::_exit(127);
-	}
+	my $pid = spawn_detached($node->logfile, {}, 'pg_autoctl', 'run', '--pgdata', $dir);
 	$services{$dir} = { pid => $pid, node => $node };
 	return;
 }

@@ -27,6 +27,7 @@ use POSIX ();
 use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(drop_data_files_from_os_cache);
+use DetachedProcess qw(spawn_detached);
 
 our @EXPORT_OK = qw(start_etcd stop_etcd patroni_cluster add_patroni_node start_patroni stop_patroni
   restart_patroni_cold lower_priority hold_patroni release_patroni patronictl patroni_members
@@ -56,28 +57,6 @@ my %running_etcd;
 my $owner_pid = $$;
 
 # ---- processes ----
-
-# Starts @command in a session of its own (a signal meant for the caller's
-# terminal does not reach it; it stays until we end it), stdin from
-# /dev/null, stdout and stderr appended to $log.  Returns its pid.
-sub spawn
-{
-	my ($log, $environment, @command) = @_;
-	my $pid = fork() // die "fork: $!";
-	if ($pid == 0)
-	{
-		POSIX::setsid();
-		open(STDIN, '<', '/dev/null') or POSIX::_exit(127);
-		open(STDOUT, '>>', $log) or POSIX::_exit(127);
-		open(STDERR, '>&', \*STDOUT) or POSIX::_exit(127);
-		@ENV{ keys %$environment } = values %$environment;
-		{ exec(@command) }
-		print "exec $command[0]: $!\n";
-		# never die here: the child would run the caller's END blocks
-		POSIX::_exit(127);
-	}
-	return $pid;
-}
 
 # Waits at most $seconds for our child $pid to exit; true if it did.
 sub reap
@@ -135,7 +114,7 @@ sub start_etcd
 	my $client = "http://127.0.0.1:$etcd{client_port}";
 	my $peer = "http://127.0.0.1:$etcd{peer_port}";
 	$etcd{endpoint} = $client;
-	$etcd{pid} = spawn(
+	$etcd{pid} = spawn_detached(
 		$log, {},
 		'etcd', '--name', 'etcd0', '--data-dir', $etcd{data_dir},
 		'--listen-client-urls', $client, '--advertise-client-urls', $client,
@@ -327,7 +306,7 @@ sub start_patroni
 {
 	my ($node) = @_;
 	die "$node->{name}'s Patroni runs already" if $node->{patroni_pid};
-	$node->{patroni_pid} = spawn(
+	$node->{patroni_pid} = spawn_detached(
 		$node->{patroni_log},
 		{ PATH => "$bin_dir:/usr/bin:/bin" },
 		$python, '/usr/bin/patroni', $node->{config});
@@ -384,7 +363,7 @@ sub stop_patroni
 # new leader accepts writes to the end of the measure (hold_patroni,
 # release_patroni): its rejoin waits until then.  The hold must not come
 # before the new leader has the leader key, which the old leader's Patroni
-# releases.  (Patroni leads the process group spawn() gave it; 1 is
+# releases.  (Patroni leads the process group spawn_detached() gave it; 1 is
 # PRIO_PGRP.)
 sub lower_priority
 {

@@ -27,6 +27,9 @@
 #   its worker is a standby's: it follows, takes no snapshot, holds no
 #   snapshot row newer than the leader's, fails nowhere; no autowarm worker
 #   exited or was killed in any node's log.
+# - Paused, Patroni leaves the workers as they are (the leader's records);
+#   resumed, a reinit of the replica clones it again, and its new worker
+#   loads the leader's snapshot and is warm.
 # - Everything stops cleanly; nothing is left running.
 #
 # It runs after the other files, with nothing beside it (run_tap.sh): it
@@ -351,6 +354,27 @@ is($leader->safe_psql('postgres',
 	"no snapshot row on $replica->{name} is newer than the leader's newest ($replica_newest, $leader_newest)");
 ok(defined wait_for_status($leader, q{role = 'primary' AND failures = 0 AND snapshots_taken >= 1}, 30),
 	"$leader->{name}'s worker records as the leader and never failed");
+
+# ---- pause, then reinit of the replica ----
+# Paused, Patroni leaves PostgreSQL alone: the workers go on as they were.
+my ($pause_status, $pause_out, $pause_err) = patronictl($cluster, 'pause', '--wait');
+is($pause_status, 0, 'patronictl pause') or diag("$pause_out$pause_err");
+my $snapshots_before_pause = autowarm_state($leader, 'snapshots_taken');
+ok(defined wait_for_status($leader, "snapshots_taken >= $snapshots_before_pause + 2", 30 * $interval),
+	"paused, $leader->{name}'s worker still records");
+my ($resume_status, $resume_out, $resume_err) = patronictl($cluster, 'resume', '--wait');
+is($resume_status, 0, 'patronictl resume') or diag("$resume_out$resume_err");
+
+# A reinit clones the replica again from a base backup: a new standby,
+# whose worker loads the leader's snapshot at its start and follows.
+my ($reinit_status, $reinit_out, $reinit_err) =
+  patronictl($cluster, 'reinit', $cluster->{scope}, $replica->{name}, '--force', '--wait');
+is($reinit_status, 0, "patronictl reinit of $replica->{name}") or diag("$reinit_out$reinit_err");
+ok(defined wait_for_streaming($cluster, $leader, $replica, 180), "$replica->{name}, cloned again, streams");
+ok(defined wait_for_status($replica, q{role = 'standby' AND loads_done >= 1 AND failures = 0}, 60),
+	"$replica->{name}'s new worker loaded the leader's snapshot at its start, with no failure");
+is($replica->safe_psql('postgres', q{SELECT warm FROM cachectl.wait_warm('30 s')}), 't',
+	"$replica->{name}, cloned again, is warm with the newest snapshot");
 
 my @worker_exits;
 for my $node (values %node)
