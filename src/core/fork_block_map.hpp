@@ -39,8 +39,11 @@ class ForkBlockMap {
     static constexpr std::int64_t default_window_bytes = std::int64_t{128} << 20;
     // The pieces a partly cached window is classified in (when window_bytes
     // is not smaller): small enough that a partly cached stretch costs little
-    // mincore, large enough that a GiB takes a few hundred calls.
-    static constexpr std::int64_t piece_window_bytes = std::int64_t{4} << 20;
+    // mincore, large enough that a GiB takes a thousand calls.  With three
+    // holes per 128 MiB of a 1 GiB cached half, os_map took 10.0-10.2 ms with
+    // 1 MiB pieces, 11.2 ms with 256 KiB and 12.6-12.7 ms with 4 MiB
+    // (bench/both_layers.sh part 1h, cachestat alone 8.0-8.3 ms).
+    static constexpr std::int64_t piece_window_bytes = std::int64_t{1} << 20;
 
     // Sets bits of `map` (already cleared, one bit per block of the fork
     // whose first segment file is base_path) for the cached blocks.
