@@ -10,6 +10,27 @@
 
 namespace pg_cachectl {
 
+void sort_block_numbers(std::vector<std::uint32_t> &blocks) {
+    // below this, std::sort is as quick and needs no second buffer
+    constexpr std::size_t radix_from = 4096;
+    if (blocks.size() < radix_from) {
+        std::sort(blocks.begin(), blocks.end());
+        return;
+    }
+    std::vector<std::uint32_t> spare(blocks.size());
+    for (const int shift : {0, 16}) {
+        // a stable counting pass on 16 bits: the low half first, then the high
+        std::vector<std::size_t> starts(65537, 0);
+        for (const std::uint32_t block : blocks)
+            ++starts[((block >> shift) & 0xffff) + 1];
+        for (std::size_t digit = 1; digit < starts.size(); ++digit)
+            starts[digit] += starts[digit - 1];
+        for (const std::uint32_t block : blocks)
+            spare[starts[(block >> shift) & 0xffff]++] = block;
+        blocks.swap(spare);
+    }
+}
+
 LayerCounts compare_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, std::int64_t first,
                            std::int64_t end) {
     LayerCounts counts;

@@ -26,6 +26,11 @@ struct LayerCounts {
 LayerCounts compare_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, std::int64_t first,
                            std::int64_t end);
 
+// Sorts block numbers in place.  A large list (the blocks of a big
+// relation found in the pool) is sorted by radix, two passes of 16 bits:
+// std::sort of 65,000 numbers was 6 % of a snapshot's CPU.
+void sort_block_numbers(std::vector<std::uint32_t> &blocks);
+
 // The (sorted, unique) blocks as runs of consecutive blocks.
 std::vector<BlockRange> runs_of_blocks(std::span<const std::uint32_t> blocks);
 

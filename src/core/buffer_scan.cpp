@@ -1,6 +1,7 @@
 // buffer_scan.cpp — the wanted set of a buffer-pool pass and its tallies.
 #include "buffer_scan.hpp"
 
+#include "block_lists.hpp"
 #include "core_errors.hpp"
 
 #include <algorithm>
@@ -151,8 +152,8 @@ std::vector<BufferScan::Row> BufferScan::rows() const {
                 rows.push_back(Row{relation.relation_id, fork, relation.forks[fork]});
             if (!collect_blocks_ || slot >= blocks_.size())
                 continue;
-            std::sort(blocks_[slot].begin(), blocks_[slot].end());
-            std::sort(hot_blocks_[slot].begin(), hot_blocks_[slot].end());
+            sort_block_numbers(blocks_[slot]);
+            sort_block_numbers(hot_blocks_[slot]);
             const auto key = std::make_pair(relation.relation_id, fork);
             // a relation id under two files: the last in file order, as before
             if (!slots.empty() && slots.back().first == key)

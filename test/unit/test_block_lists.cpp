@@ -9,6 +9,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include <string>
 #include <vector>
 
@@ -52,6 +54,27 @@ TEST_CASE("the blocks of a fork compared in the two layers") {
     CHECK(none.os_only == 6);
     CHECK(none.neither == 4);
     CHECK(compare_layers(shared, os.view, 7, 3).neither == 0); // an empty range
+}
+
+TEST_CASE("block numbers are sorted the same by radix as by std::sort, repeats and the whole range included") {
+    for (const std::size_t count : {std::size_t{0}, std::size_t{5}, std::size_t{4095}, std::size_t{4096}, std::size_t{70000}}) {
+        std::vector<std::uint32_t> blocks(count);
+        std::uint32_t state = 12345;
+        for (std::uint32_t &block : blocks) {
+            state = state * 1664525u + 1013904223u; // a fixed sequence over all 32 bits
+            block = state % 3 == 0 ? state : state >> 12;
+        }
+        if (count > 10) {
+            blocks[3] = blocks[7]; // a repeat
+            blocks[1] = 0xffffffffu;
+            blocks[2] = 0;
+        }
+        std::vector<std::uint32_t> expected = blocks;
+        std::sort(expected.begin(), expected.end());
+        sort_block_numbers(blocks);
+        INFO("count " << count);
+        CHECK(blocks == expected);
+    }
 }
 
 TEST_CASE("sorted block numbers become runs") {
