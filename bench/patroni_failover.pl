@@ -44,6 +44,7 @@ use warnings;
 
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils ();
+use List::Util qw(sum);
 use Time::HiRes qw(time);
 use PatroniTest qw(start_etcd patroni_cluster add_patroni_node start_patroni restart_patroni_cold
   lower_priority hold_patroni release_patroni wait_for_leader wait_for_streaming wait_for_writes
@@ -158,7 +159,7 @@ SELECT pg_size_pretty(count(*) * current_setting('block_size')::int8) FROM pg_bu
 	defined wait_for_streaming($cluster, $replica, $leader, 600) or die "$leader->{name} did not rejoin\n";
 
 	my @first5 = grep { defined } @{$per_second}[ 0 .. 4 ];
-	my $first5 = @first5 ? (eval { my $s = 0; $s += $_ for @first5; $s } / @first5) : 0;
+	my $first5 = @first5 ? sum(@first5) / @first5 : 0;
 	# the first second t whose mean over t, t+1 and t+2 reaches 90 %, as the
 	# failover part judges (one second's swing on a shared machine does not
 	# decide it)

@@ -28,6 +28,7 @@ use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(drop_data_files_from_os_cache);
 use DetachedProcess qw(spawn_detached);
+use PgbenchRun qw(pgbench_run);
 
 our @EXPORT_OK = qw(start_etcd stop_etcd patroni_cluster add_patroni_node start_patroni stop_patroni
   restart_patroni_cold lower_priority hold_patroni release_patroni patronictl patroni_members
@@ -565,19 +566,11 @@ sub pgbench_init
 sub pgbench_rate
 {
 	my ($node, $seconds, @options) = @_;
-	my ($out, $err) = ('', '');
-	IPC::Run::run(
-		[
-			"$bin_dir/pgbench", '-n', '-T', $seconds, '-P', 1, '-h', '127.0.0.1', '-p', $node->{port},
-			'-U', 'postgres', @options, $node->{cluster}{database}
-		],
-		'<', \undef, '>', \$out, '2>', \$err, IPC::Run::timeout($seconds + 120))
-	  or die "pgbench on $node->{name} failed: $out$err";
-	my ($tps) = $out =~ /^tps = ([0-9.]+)/m;
-	die "no rate in pgbench's output: $out$err" unless defined $tps;
-	my ($transactions) = $out =~ /^number of transactions actually processed: (\d+)/m;
-	my @per_second = $err =~ /^progress: [0-9.]+ s, ([0-9.]+) tps/mg;
-	return { tps => $tps, transactions => $transactions, per_second => \@per_second, output => "$out$err" };
+	my $run = pgbench_run("$bin_dir/pgbench", $seconds, '-h', '127.0.0.1', '-p', $node->{port}, '-U', 'postgres',
+		@options, $node->{cluster}{database});
+	die "pgbench on $node->{name} failed: $run->{output}" unless $run->{ok};
+	die "no rate in pgbench's output: $run->{output}" unless defined $run->{tps};
+	return $run;
 }
 
 # The pre_promote gate's runs on the node, oldest first: a hash each with

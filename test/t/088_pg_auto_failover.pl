@@ -41,13 +41,13 @@
 use strict;
 use warnings;
 
-use IPC::Run;
 use List::Util qw(max);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(autowarm_state wait_for_status drop_data_files_from_os_cache shared_share_resident);
+use PgbenchRun qw(pgbench_run);
 use AutoFailoverTest qw(require_pg_autoctl create_monitor create_data_node start_service stop_service
   wait_for_states start_pg_autoctl server_log);
 
@@ -69,19 +69,12 @@ my $attempts = 3;
 sub select_rate
 {
 	my ($node, $seconds) = @_;
-	my ($stdout, $stderr) = ('', '');
-	my $ok = IPC::Run::run(
-		[ 'pgbench', '-n', '-S', '-c', '1', '-T', $seconds, '-P', '1', '-h', $node->host, '-p', $node->port, $db ],
-		'<', \undef, '>', \$stdout, '2>', \$stderr,
-		IPC::Run::timeout($seconds + $PostgreSQL::Test::Utils::timeout_default));
-	my ($rate) = $stdout =~ /^tps = ([0-9.]+) \(without initial connection time\)$/m;
-	my ($transactions) = $stdout =~ /^number of transactions actually processed: (\d+)/m;
-	my @each_second = $stderr =~ /^progress: [0-9.]+ s, ([0-9.]+) tps/mg;
-	diag("pgbench -S failed: $stderr") unless $ok && defined $rate;
+	my $run = pgbench_run('pgbench', $seconds, '-S', '-c', '1', '-h', $node->host, '-p', $node->port, $db);
+	diag("pgbench -S failed: $run->{output}") unless $run->{ok} && defined $run->{tps};
 	return {
-		rate => $ok ? $rate : undef,
-		transactions => $transactions // 0,
-		each_second => join(' ', map { sprintf('%.0f', $_) } @each_second),
+		rate => $run->{ok} ? $run->{tps} : undef,
+		transactions => $run->{transactions} // 0,
+		each_second => join(' ', map { sprintf('%.0f', $_) } @{ $run->{per_second} }),
 		load => load_average(),
 	};
 }
