@@ -50,8 +50,10 @@ sub wait_for
 	my $started = time;
 	while (1)
 	{
-		my ($ret, $out) = $node->psql($db, $query);
-		return time - $started if $ret == 0 && $out eq 't';
+		# During a crash restart psql may exit before it reads the query from
+		# stdin, and IPC::Run then dies of the broken pipe: not ready yet.
+		my ($ret, $out) = eval { $node->psql($db, $query) };
+		return time - $started if defined $ret && $ret == 0 && $out eq 't';
 		return undef if time - $started > $seconds;
 		usleep(100_000);
 	}
