@@ -11,7 +11,8 @@
 
 EXTENSION = pg_cachectl
 MODULE_big = pg_cachectl
-DATA = sql/pg_cachectl--1.0.sql sql/pg_cachectl--1.1.sql sql/pg_cachectl--1.0--1.1.sql
+DATA = sql/pg_cachectl--1.0.sql sql/pg_cachectl--1.1.sql sql/pg_cachectl--1.2.sql \
+       sql/pg_cachectl--1.0--1.1.sql sql/pg_cachectl--1.1--1.2.sql
 PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache"
 
 SHIM_OBJS = \

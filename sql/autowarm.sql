@@ -81,4 +81,27 @@ SELECT * FROM cachectl.wait_warm('-1 s');
 SELECT * FROM cachectl.wait_warm('1 mon');
 SELECT * FROM cachectl.wait_warm('400 days');
 SELECT warm FROM cachectl.wait_warm('0');
+-- what is missing of the newest snapshot, counted in every state (here the
+-- library is not preloaded) by the planner the worker loads with, as the
+-- worker's role: none while the table is in shared buffers, all its recorded
+-- shared blocks once evicted
+CREATE TABLE autowarm_missing AS SELECT g AS id, repeat('x', 500) AS pad FROM generate_series(1, 150) AS g;
+SELECT relations FROM cachectl.snapshot('autowarm', ARRAY['autowarm_missing'::regclass]);
+SELECT sum(block_count) > 0 AS recorded FROM cachectl.snapshot WHERE label = 'autowarm' AND layer = 'shared';
+SELECT warm, state, snapshot_taken_at IS NOT NULL AS snapshot_named, shared_blocks_missing,
+       os_blocks_missing IS NOT NULL AS os_counted
+FROM cachectl.wait_warm('0');
+SELECT sum(buffers_evicted) > 0 AS evicted FROM cachectl.evict('autowarm_missing');
+SELECT w.shared_blocks_missing = (SELECT sum(block_count) FROM cachectl.snapshot
+                                   WHERE label = 'autowarm' AND layer = 'shared') AS all_recorded_missing
+FROM cachectl.wait_warm('0') AS w;
+-- a caller who may read none of it (pg_monitor) gets the worker's figures
+CREATE ROLE regress_autowarm_gate IN ROLE pg_monitor;
+SET ROLE regress_autowarm_gate;
+SELECT shared_blocks_missing > 0 AS missing_seen, snapshot_taken_at IS NOT NULL AS snapshot_named
+FROM cachectl.wait_warm('0');
+RESET ROLE;
+DROP ROLE regress_autowarm_gate;
+DROP TABLE autowarm_missing;
+DELETE FROM cachectl.snapshot WHERE label = 'autowarm';
 DROP EXTENSION pg_cachectl;

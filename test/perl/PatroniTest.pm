@@ -206,11 +206,13 @@ sub yaml_quote
 # cancels the promotion, so the shell always exits 0.  Patroni 3.0 passes
 # no arguments: the node's port and the log file are in the command.  The
 # log gets one block per run: "begin EPOCH", psql's row (warm|state|
-# waited_seconds) or its error, "end EPOCH psql STATUS".
+# waited_seconds|shared_blocks_missing|os_blocks_missing) or its error,
+# "end EPOCH psql STATUS".
 sub gate_command
 {
 	my ($cluster, $node) = @_;
-	my $query = "SELECT warm, state, waited_seconds FROM cachectl.wait_warm('$cluster->{gate_timeout} s')";
+	my $query = "SELECT warm, state, waited_seconds, shared_blocks_missing, os_blocks_missing"
+	  . " FROM cachectl.wait_warm('$cluster->{gate_timeout} s')";
 	my $log = $node->{gate_log};
 	return qq{/bin/sh -c "echo begin \$(date +%s.%N) >>$log; }
 	  . qq{$bin_dir/psql -X -A -t -h 127.0.0.1 -p $node->{port} -U postgres -d $cluster->{database} }

@@ -102,8 +102,13 @@ $standby->poll_query_until('postgres',
 	q{SELECT state = 'following' FROM cachectl.autowarm_status WHERE database = current_database()})
   or diag('the standby is not following');
 is(autowarm_state($standby, 'state'), 'following', 'then it follows');
-is($standby->safe_psql('postgres', q{SELECT warm, state, snapshot_taken_at IS NOT NULL FROM cachectl.wait_warm('30 s')}),
-	't|following|t', 'wait_warm() on the standby: warm, following, the snapshot it loaded named');
+my ($gate, $shared_missing) = split /\|/, $standby->safe_psql('postgres',
+	q{SELECT warm || '/' || state || '/' || (snapshot_taken_at IS NOT NULL), shared_blocks_missing FROM cachectl.wait_warm('30 s')});
+is($gate, 'true/following/true', 'wait_warm() on the standby: warm, following, the snapshot it loaded named');
+my $label_shared = $standby->safe_psql('postgres',
+	q{SELECT sum(block_count) FROM cachectl.snapshot WHERE label = 'autowarm' AND layer = 'shared'});
+cmp_ok($shared_missing, '<=', 0.05 * $label_shared,
+	"and what it says is missing is at most 5 % of the snapshot's shared blocks: $shared_missing of $label_shared");
 
 my $start_load = autowarm_state($standby, 'start_load_shared_blocks');
 cmp_ok($start_load, '>', 0, "the start load's figures: $start_load shared blocks");

@@ -8,7 +8,9 @@
 # - rows of that table written under the same label by a superuser are
 #   left in place by the worker's snapshots, and after a restart with the
 #   relation files dropped from the OS page cache the worker loads the
-#   readable table's hot set and leaves the other one cold in both layers.
+#   readable table's hot set and leaves the other one cold in both layers;
+# - wait_warm() counts what is missing in the worker's view (not secret_t),
+#   and answers with NULL figures and a NOTICE when the role is gone.
 use strict;
 use warnings;
 
@@ -73,6 +75,27 @@ is($node->safe_psql('postgres', q{
 SELECT COALESCE(sum(block_count), 0) FROM cachectl_internal.os_block_runs('secret_t_pkey')}),
 	'0', 'nor its index');
 is(autowarm_state($node, 'failures'), '0', 'the worker never failed');
+
+# ---- the gate counts what is missing in the worker's view ----
+# secret_t's recorded blocks are all missing, but warmer cannot see its rows
+# and will never load them: wait_warm() counts as warmer, whoever calls.
+my ($warm, $shared_missing, $os_missing) = split /\|/, $node->safe_psql('postgres',
+	q{SELECT warm, shared_blocks_missing, os_blocks_missing FROM cachectl.wait_warm('10 s')});
+is($warm, 't', 'wait_warm(): warm once the start load is done');
+cmp_ok($shared_missing, '<', $secret_blocks / 10,
+	"a superuser's wait_warm() counts $shared_missing shared blocks missing: warmer's view, without secret_t's $secret_blocks");
+like($os_missing, qr/^\d+$/, "and counts the OS layer: $os_missing blocks");
+# the role gone from the settings' point of view: NULL figures and a NOTICE, never an error
+$node->append_conf('postgresql.conf', q{cachectl.autowarm_role = 'regress_no_such_role'});
+$node->reload;
+$node->poll_query_until('postgres', q{SELECT current_setting('cachectl.autowarm_role') = 'regress_no_such_role'})
+  or die 'the reload was not seen';
+my ($ret, $stdout, $stderr) = $node->psql('postgres',
+	q{SELECT warm, snapshot_taken_at IS NULL, shared_blocks_missing IS NULL, os_blocks_missing IS NULL FROM cachectl.wait_warm('0')});
+is($ret, 0, 'wait_warm() with cachectl.autowarm_role naming no role: no error');
+is($stdout, 'f|t|t|t', 'not warm, no snapshot named, the missing blocks NULL');
+like($stderr, qr/NOTICE:  cachectl\.wait_warm: the newest snapshot was not read: role "regress_no_such_role" does not exist/,
+	'with a NOTICE naming the role');
 
 $node->stop;
 done_testing();

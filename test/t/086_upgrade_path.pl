@@ -129,6 +129,15 @@ for my $version (@versions)
 		't', "$version with the new library: restore_plan() plans");
 	like($node->safe_psql($db, q{CALL cachectl.restore('before_update')}),
 		qr/^1\|0\|0\|/, "$version with the new library: restore() loads, one relation warmed");
+	my $has_gate = $node->safe_psql($db,
+		q{SELECT count(*) FROM pg_proc WHERE proname = 'wait_warm' AND pronamespace = 'cachectl'::regnamespace});
+	if ($has_gate)
+	{
+		# the library fills the columns the version's declaration has
+		my ($columns, $warm) = split /\|/, $node->safe_psql($db,
+			q{SELECT (SELECT count(*) FROM json_object_keys(row_to_json(w))), warm FROM cachectl.wait_warm('0') AS w});
+		is($warm, 'f', "$version with the new library: wait_warm() answers ($columns columns)");
+	}
 	$node->safe_psql($db, 'ALTER EXTENSION pg_cachectl UPDATE');
 	is($node->safe_psql($db, q{SELECT extversion FROM pg_extension WHERE extname = 'pg_cachectl'}),
 		$default, "$version updates to $default");
@@ -139,6 +148,32 @@ for my $version (@versions)
 	my @extra = grep { !$in_fresh{$_} } @updated_facts;
 	is_deeply([ @missing, @extra ], [],
 		"$version updated to $default: the catalog is a fresh install's (missing first, then extra)");
+}
+
+# An update that makes a function again (new result columns) keeps the
+# grants a DBA gave on it: the reader set given before the update, and a
+# grant with its grant option, hold after it.
+$node->safe_psql('postgres', q{CREATE ROLE regress_upgrade_reader; CREATE ROLE regress_upgrade_delegate});
+for my $version (@versions)
+{
+	next if $version eq $default;
+	my $db = 'grants_' . ($version =~ s/\W/_/gr);
+	$node->safe_psql('postgres', "CREATE DATABASE $db");
+	$node->safe_psql($db, "CREATE EXTENSION pg_cachectl VERSION '$version'");
+	next unless $node->safe_psql($db,
+		q{SELECT count(*) FROM pg_proc WHERE proname = 'wait_warm' AND pronamespace = 'cachectl'::regnamespace});
+	$node->safe_psql($db, q{SELECT count(*) FROM cachectl.grant_to('regress_upgrade_reader', 'reader')});
+	$node->safe_psql($db,
+		q{GRANT EXECUTE ON FUNCTION cachectl.wait_warm(interval) TO regress_upgrade_delegate WITH GRANT OPTION});
+	my $before = $node->safe_psql($db,
+		q{SELECT proacl FROM pg_proc WHERE oid = 'cachectl.wait_warm(interval)'::regprocedure});
+	$node->safe_psql($db, 'ALTER EXTENSION pg_cachectl UPDATE');
+	is($node->safe_psql($db, q{SELECT has_function_privilege('regress_upgrade_reader', 'cachectl.wait_warm(interval)', 'EXECUTE'),
+		has_function_privilege('regress_upgrade_delegate', 'cachectl.wait_warm(interval)', 'EXECUTE WITH GRANT OPTION'),
+		has_function_privilege('public', 'cachectl.wait_warm(interval)', 'EXECUTE')}),
+		't|t|f', "$version to $default: the grants on wait_warm() are kept (reader set, grant option), PUBLIC still has none");
+	is($node->safe_psql($db, q{SELECT proacl FROM pg_proc WHERE oid = 'cachectl.wait_warm(interval)'::regprocedure}),
+		$before, "$version to $default: wait_warm()'s ACL is the one it had ($before)");
 }
 
 # A released script is never edited (its users installed it as it was): each

@@ -203,7 +203,7 @@ sub first_seconds_after_promotion
 }
 
 # The gate's run on the node: exactly one more than seen so far; warm,
-# within its timeout, psql's exit 0.
+# the missing blocks counted, within its timeout, psql's exit 0.
 sub check_gate
 {
 	my ($node, $what) = @_;
@@ -211,11 +211,13 @@ sub check_gate
 	is(scalar(@runs), $gate_runs_seen{ $node->{name} } + 1, "$what: the pre_promote gate ran once on $node->{name}");
 	$gate_runs_seen{ $node->{name} } = scalar(@runs);
 	my $run = $runs[-1] // { row => '', messages => '' };
-	my ($warm, $state, $waited) = map { $_ // '' } split /\|/, $run->{row};
+	my ($warm, $state, $waited, $shared_missing, $os_missing) = map { $_ // '' } split /\|/, $run->{row};
 	note("$what: the gate returned \"$run->{row}\" in "
 		  . sprintf('%.2f s', ($run->{ended} // 0) - ($run->{began} // 0))
 		  . ($run->{messages} ? ", saying: $run->{messages}" : ''));
 	is($warm, 't', "$what: wait_warm() in the gate returned warm (state $state, waited $waited s)");
+	like("$shared_missing|$os_missing", qr/^\d+\|\d+$/,
+		"$what: the gate counted what is missing: $shared_missing shared and $os_missing OS blocks");
 	ok(defined $run->{ended} && $run->{psql_status} == 0 && $run->{ended} - $run->{began} <= $gate_timeout + 5,
 		"$what: the gate's psql ended well within wait_warm's $gate_timeout s timeout");
 	return;
