@@ -60,7 +60,10 @@ SHIM_OBJS = \
 	src/pg/autowarm_start_marker.o \
 	src/pg/autowarm_drop_database.o \
 	src/pg/autowarm_status.o \
-	src/pg/autowarm_wait.o
+	src/pg/autowarm_wait.o \
+	src/pg/read_tracking.o \
+	src/pg/plan_node_names.o \
+	src/pg/explain_reads.o
 
 CORE_OBJS = \
 	src/core/bitmap.o \
@@ -83,6 +86,8 @@ CORE_OBJS = \
 	src/core/fork_prefetch.o \
 	src/core/os_page_cache.o \
 	src/core/posix_handles.o \
+	src/core/read_sources.o \
+	src/core/bridge_read_sources.o \
 	src/core/residency_report.o \
 	src/core/restore_planner.o \
 	src/core/run_lists.o \

@@ -54,3 +54,96 @@ BEGIN
     END LOOP;
 END
 $give_grants_back$;
+
+-- ---------------------------------------------------------------------------
+-- Where reads came from (since 1.2).  explain_reads() runs one query as
+-- EXPLAIN ANALYZE would, as the caller, and tells per plan node the blocks
+-- served by shared buffers, by the OS page cache and by the device
+-- (src/pg/read_tracking.c; the rule in src/core/read_sources.hpp).
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION cachectl.explain_reads(
+    query text,
+    OUT node_id int4,
+    OUT parent_node_id int4,
+    OUT depth int4,
+    OUT node_type text,
+    OUT relation regclass,
+    OUT index regclass,
+    OUT loops int8,
+    OUT shared_hit_blocks int8,
+    OUT read_blocks int8,
+    OUT os_hit_blocks int8,
+    OUT device_read_blocks int8,
+    OUT device_read_bytes int8,
+    OUT read_seconds float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_explain_reads'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 8;
+COMMENT ON FUNCTION cachectl.explain_reads(text) IS
+    'Runs one query as EXPLAIN ANALYZE would (as the caller, its results discarded) and returns per plan node, then for the whole query, the 8 kB blocks hit in shared buffers, read from the kernel, served by the OS page cache and read from the device, with the device bytes; NULL where the source cannot be known; pg_read_all_stats may call it.';
+REVOKE ALL ON FUNCTION cachectl.explain_reads(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.explain_reads(text) TO pg_read_all_stats;
+
+-- explain_reads() joins the reader set.
+CREATE OR REPLACE FUNCTION cachectl_internal.role_set_objects(role_set text)
+RETURNS TABLE (privilege text, object text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $role_set_objects$
+    SELECT o.privilege, o.object
+      FROM (VALUES
+        -- reader: every report, on every relation it may SELECT (pg_monitor,
+        -- through pg_read_all_stats, reports on every relation)
+        ('reader', 'USAGE', 'SCHEMA cachectl'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_engine()'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_page_size()'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_residency(regclass, text)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_residency_total(regclass, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.shared_residency(regclass, text, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_map(regclass, text)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.os_draw(varbit, int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.status(regclass, boolean)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.draw(regclass, int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.database_status()'),
+        ('reader', 'SELECT', 'cachectl.database_status'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.database_summary()'),
+        ('reader', 'SELECT', 'cachectl.database_summary'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.top_relations(int4)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.autowarm_status()'),
+        ('reader', 'SELECT', 'cachectl.autowarm_status'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.wait_warm(interval)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.explain_reads(text)'),
+        ('reader', 'SELECT', 'cachectl.relation_guard'),
+        -- operator: the actions on the relations it names (each needs SELECT
+        -- on the relation too)
+        ('operator', 'USAGE', 'SCHEMA cachectl'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.evict(regclass, text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.evict_relations(regclass[], text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_drop(regclass, text, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.os_restore(regclass, varbit, text, boolean, float8, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.cold(regclass, boolean)'),
+        ('operator', 'EXECUTE', 'FUNCTION cachectl.prewarm(regclass, text, text, int8, int8, float8, boolean)'),
+        -- cluster_operator: the actions on every buffer of the database or
+        -- the cluster, whatever their tables: for roles trusted with all
+        ('cluster_operator', 'USAGE', 'SCHEMA cachectl'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_buffer(int4)'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_database(name)'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.evict_all()'),
+        ('cluster_operator', 'EXECUTE', 'FUNCTION cachectl.cold_database()'),
+        -- snapshots: take and restore them (rows and loads of the tables it
+        -- may SELECT only)
+        ('snapshots', 'USAGE', 'SCHEMA cachectl'),
+        ('snapshots', 'EXECUTE', 'FUNCTION cachectl.snapshot(text, regclass[], boolean)'),
+        ('snapshots', 'EXECUTE', 'PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)'),
+        ('snapshots', 'SELECT, INSERT, DELETE', 'cachectl.snapshot'),
+        -- autowarm: what cachectl.autowarm_role needs (it also needs LOGIN):
+        -- the snapshots, and os_prefetch, with which it advises the OS layer
+        ('autowarm', 'USAGE', 'SCHEMA cachectl'),
+        ('autowarm', 'EXECUTE', 'FUNCTION cachectl.snapshot(text, regclass[], boolean)'),
+        ('autowarm', 'EXECUTE', 'PROCEDURE cachectl.restore(text, text, float8, int8, int8, int8, int8, int8, float8, text)'),
+        ('autowarm', 'SELECT, INSERT, DELETE', 'cachectl.snapshot'),
+        ('autowarm', 'EXECUTE', 'FUNCTION cachectl.os_prefetch(regclass, text, int8, int8, float8, boolean)')
+      ) AS o (role_set, privilege, object)
+     WHERE o.role_set = role_set_objects.role_set
+$role_set_objects$;

@@ -862,6 +862,35 @@ REVOKE ALL ON FUNCTION cachectl.wait_warm(interval) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION cachectl.wait_warm(interval) TO pg_monitor;
 
 -- ---------------------------------------------------------------------------
+-- Where reads came from (since 1.2).  explain_reads() runs one query as
+-- EXPLAIN ANALYZE would, as the caller, and tells per plan node the blocks
+-- served by shared buffers, by the OS page cache and by the device
+-- (src/pg/read_tracking.c; the rule in src/core/read_sources.hpp).
+-- ---------------------------------------------------------------------------
+CREATE FUNCTION cachectl.explain_reads(
+    query text,
+    OUT node_id int4,
+    OUT parent_node_id int4,
+    OUT depth int4,
+    OUT node_type text,
+    OUT relation regclass,
+    OUT index regclass,
+    OUT loops int8,
+    OUT shared_hit_blocks int8,
+    OUT read_blocks int8,
+    OUT os_hit_blocks int8,
+    OUT device_read_blocks int8,
+    OUT device_read_bytes int8,
+    OUT read_seconds float8)
+RETURNS SETOF record
+AS 'MODULE_PATHNAME', 'pg_cachectl_explain_reads'
+LANGUAGE C CALLED ON NULL INPUT VOLATILE PARALLEL UNSAFE ROWS 8;
+COMMENT ON FUNCTION cachectl.explain_reads(text) IS
+    'Runs one query as EXPLAIN ANALYZE would (as the caller, its results discarded) and returns per plan node, then for the whole query, the 8 kB blocks hit in shared buffers, read from the kernel, served by the OS page cache and read from the device, with the device bytes; NULL where the source cannot be known; pg_read_all_stats may call it.';
+REVOKE ALL ON FUNCTION cachectl.explain_reads(text) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION cachectl.explain_reads(text) TO pg_read_all_stats;
+
+-- ---------------------------------------------------------------------------
 -- Granting by role.  Each set below is what one kind of role needs; grant_to()
 -- grants a set in one call and returns the statements it ran, revoke_from()
 -- takes them back.  They run as the caller (who must hold the objects' grant
@@ -896,6 +925,7 @@ AS $role_set_objects$
         ('reader', 'EXECUTE', 'FUNCTION cachectl.autowarm_status()'),
         ('reader', 'SELECT', 'cachectl.autowarm_status'),
         ('reader', 'EXECUTE', 'FUNCTION cachectl.wait_warm(interval)'),
+        ('reader', 'EXECUTE', 'FUNCTION cachectl.explain_reads(text)'),
         ('reader', 'SELECT', 'cachectl.relation_guard'),
         -- operator: the actions on the relations it names (each needs SELECT
         -- on the relation too)

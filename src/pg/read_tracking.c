@@ -1,0 +1,330 @@
+/*
+ * read_tracking.c — per plan node, where its reads came from.
+ *
+ * Every node's own function (ExecProcNodeReal) is wrapped.  The wrapper
+ * compares the backend's count of blocks read from the kernel
+ * (pgBufferUsage) with the count at the last sample, on entry and on exit;
+ * only when it moved does it take a sample: getrusage()'s ru_inblock, the
+ * bytes the kernel made the device read for this process.  A sample's span
+ * goes to the node that was running while it happened: the caller's on
+ * entry, the node's own on exit.  So a read costs one system call, and a
+ * tuple that read nothing costs two comparisons.
+ *
+ * The split of a node is reported only where it is exact: the blocks its
+ * samples hold (with its children's) must equal the blocks PostgreSQL's own
+ * instrumentation counted in its window.  They differ where reads happened
+ * outside the wrapped calls: nodes run through MultiExecProcNode (Hash,
+ * Bitmap Index Scan, BitmapAnd/Or: their reads fall in their parent's
+ * call), parallel workers' reads (counted to the leader's nodes, made in
+ * other processes), an InitPlan run inside another node's call.  With
+ * io_method = worker (18 and later) other processes make every read: nothing
+ * is known.
+ */
+#include "postgres.h"
+
+#include <sys/resource.h>
+
+#include "nodes/nodeFuncs.h"
+#include "utils/guc.h"
+#include "utils/memutils.h"
+
+#include "cachectl.h"
+#include "executor_compat.h"
+#include "read_tracking.h"
+
+typedef struct TrackedNode
+{
+	ExecProcNodeMtd real;		/* the node's own function */
+	PlanState  *state;
+	cachectl_read_sources own;	/* spans sampled while it ran */
+} TrackedNode;
+
+struct ReadTracker
+{
+	int			node_count;		/* plan_node_id bound */
+	TrackedNode *nodes;			/* by plan_node_id */
+	TrackedNode *running;		/* innermost wrapped node running, NULL outside */
+	int64		reads_seen;		/* kernel reads at the last sample */
+	int64		device_bytes_seen;
+	int64		unclaimed_device_bytes; /* readahead not yet matched to a read */
+	cachectl_read_sources outside;	/* spans outside any node */
+	PlanState  *top;
+	bool		stopped;
+};
+
+/* The tracker whose nodes are wrapped (one query at a time per backend). */
+static ReadTracker *active_tracker = NULL;
+
+const char *
+read_sources_unknowable(void)
+{
+#if PG_VERSION_NUM >= 180000
+	const char *io_method = GetConfigOption("io_method", true, false);
+
+	if (io_method != NULL && strcmp(io_method, "worker") == 0)
+		return "io_method = worker";
+#endif
+	return NULL;
+}
+
+bool
+read_tracking_active(void)
+{
+	return active_tracker != NULL;
+}
+
+static int64
+kernel_reads_now(void)
+{
+	return CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage);
+}
+
+/* Bytes the device read for this process, all its threads (io_uring's too). */
+static int64
+device_bytes_now(void)
+{
+	struct rusage usage;
+
+	if (getrusage(RUSAGE_SELF, &usage) != 0)
+		elog(ERROR, "getrusage failed: %m");
+	return (int64) usage.ru_inblock * 512;
+}
+
+ReadCounters
+read_counters_now(void)
+{
+	ReadCounters counters;
+
+	counters.read_blocks = kernel_reads_now();
+	counters.device_bytes = device_bytes_now();
+	return counters;
+}
+
+/* The span since the last sample, into a tally. */
+static void
+take_sample(ReadTracker *tracker, cachectl_read_sources *into)
+{
+	int64		reads = kernel_reads_now();
+	int64		device_bytes = device_bytes_now();
+	cachectl_error error = {0};
+
+	if (cachectl_read_sources_add_span(into, &tracker->unclaimed_device_bytes, Max(reads - tracker->reads_seen, 0),
+									   Max(device_bytes - tracker->device_bytes_seen, 0),
+									   BLCKSZ, &error) != CACHECTL_OK)
+		cachectl_raise_core_error(&error);
+	tracker->reads_seen = reads;
+	tracker->device_bytes_seen = device_bytes;
+}
+
+static TupleTableSlot *
+tracked_node_exec(PlanState *state)
+{
+	ReadTracker *tracker = active_tracker;
+	TrackedNode *node;
+	TrackedNode *caller;
+	TupleTableSlot *slot;
+
+	/* wrapped nodes run only while their tracker is active (stop or free unwraps nothing: the state dies with it) */
+	Assert(tracker != NULL);
+	node = &tracker->nodes[state->plan->plan_node_id];
+	caller = tracker->running;
+	if (kernel_reads_now() != tracker->reads_seen)
+		take_sample(tracker, caller != NULL ? &caller->own : &tracker->outside);
+	tracker->running = node;
+	slot = node->real(state);
+	if (kernel_reads_now() != tracker->reads_seen)
+		take_sample(tracker, &node->own);
+	tracker->running = caller;
+	return slot;
+}
+
+static bool
+find_node_bound(PlanState *state, void *context)
+{
+	int		   *bound = context;
+
+	*bound = Max(*bound, state->plan->plan_node_id + 1);
+	return planstate_tree_walker(state, find_node_bound, context);
+}
+
+static bool
+wrap_node(PlanState *state, void *context)
+{
+	ReadTracker *tracker = context;
+	TrackedNode *node = &tracker->nodes[state->plan->plan_node_id];
+
+	if (node->state == NULL)
+	{
+		node->state = state;
+		node->real = state->ExecProcNodeReal;
+		/* MultiExec nodes have none (their parent calls them directly) */
+		if (state->ExecProcNodeReal != NULL)
+			state->ExecProcNodeReal = tracked_node_exec;
+	}
+	return planstate_tree_walker(state, wrap_node, context);
+}
+
+/* The executor state is freed (ExecutorEnd, or an error's cleanup): no node runs any more. */
+static void
+forget_tracker(void *argument)
+{
+	if (active_tracker == argument)
+		active_tracker = NULL;
+}
+
+ReadTracker *
+read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
+{
+	MemoryContext query_context = desc->estate->es_query_cxt;
+	ReadTracker *tracker;
+	MemoryContextCallback *callback;
+	int			bound = 0;
+
+	if (active_tracker != NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("the reads of a query run inside a query whose reads are tracked cannot be tracked")));
+	(void) find_node_bound(desc->planstate, &bound);
+	tracker = MemoryContextAllocZero(query_context, sizeof(ReadTracker));
+	tracker->node_count = bound;
+	tracker->nodes = MemoryContextAllocZero(query_context, sizeof(TrackedNode) * Max(bound, 1));
+	tracker->top = desc->planstate;
+	(void) wrap_node(desc->planstate, tracker);
+	callback = MemoryContextAllocZero(query_context, sizeof(MemoryContextCallback));
+	callback->func = forget_tracker;
+	callback->arg = tracker;
+	MemoryContextRegisterResetCallback(query_context, callback);
+	tracker->reads_seen = before_start->read_blocks;
+	tracker->device_bytes_seen = before_start->device_bytes;
+	if (kernel_reads_now() != tracker->reads_seen)
+		take_sample(tracker, &tracker->outside);
+	active_tracker = tracker;
+	return tracker;
+}
+
+void
+read_tracker_stop(ReadTracker *tracker)
+{
+	if (tracker->stopped)
+		return;
+	if (kernel_reads_now() != tracker->reads_seen)
+		take_sample(tracker, &tracker->outside);
+	tracker->stopped = true;
+}
+
+/* Pre-order walk: each node once, with its parent's index. */
+typedef struct FigureWalk
+{
+	ReadTracker *tracker;
+	NodeReads  *figures;
+	int			count;
+	int			parent;
+	int			depth;
+	bool	   *seen;
+} FigureWalk;
+
+static bool
+collect_node(PlanState *state, void *context)
+{
+	FigureWalk *walk = context;
+	int			id = state->plan->plan_node_id;
+	NodeReads  *figure;
+	int			saved_parent = walk->parent;
+	bool		stop;
+
+	if (walk->seen[id])
+		return false;
+	walk->seen[id] = true;
+	figure = &walk->figures[walk->count];
+	memset(figure, 0, sizeof(*figure));
+	figure->state = state;
+	figure->parent = walk->parent;
+	figure->depth = walk->depth;
+	figure->sources = walk->tracker->nodes[id].own;
+	if (state->instrument != NULL)
+	{
+		const BufferUsage *usage = CACHECTL_NODE_BUFFER_USAGE(state->instrument);
+
+		InstrEndLoop(state->instrument);
+		figure->loops = state->instrument->nloops;
+		figure->shared_hit_blocks = usage->shared_blks_hit + usage->local_blks_hit;
+		figure->read_blocks = CACHECTL_KERNEL_READ_BLOCKS(usage);
+		figure->read_seconds = CACHECTL_READ_SECONDS(usage);
+	}
+	walk->parent = walk->count++;
+	walk->depth++;
+	stop = planstate_tree_walker(state, collect_node, context);
+	walk->depth--;
+	walk->parent = saved_parent;
+	return stop;
+}
+
+int
+parallel_workers_launched(PlanState *state)
+{
+	if (IsA(state, GatherState))
+		return ((GatherState *) state)->nworkers_launched;
+	if (IsA(state, GatherMergeState))
+		return ((GatherMergeState *) state)->nworkers_launched;
+	return 0;
+}
+
+/*
+ * A Gather whose workers ran: their reads are made in other processes, and
+ * their buffer counts reach this backend's in one jump when they finish
+ * (inside the Gather's call, as if it had read them itself).  Nothing at it,
+ * above it or below it can be split.
+ */
+static void
+mark_unknown_around(NodeReads *figures, int count, int gather)
+{
+	for (int i = gather; i >= 0; i = figures[i].parent)
+		figures[i].split_known = false;
+	/* pre-order: its subtree is the run of deeper nodes right after it */
+	for (int i = gather + 1; i < count && figures[i].depth > figures[gather].depth; i++)
+		figures[i].split_known = false;
+}
+
+NodeReads *
+read_tracker_figures(ReadTracker *tracker, int *count)
+{
+	FigureWalk	walk = {0};
+	const char *unknowable = read_sources_unknowable();
+
+	walk.tracker = tracker;
+	walk.figures = palloc0(sizeof(NodeReads) * Max(tracker->node_count, 1));
+	walk.seen = palloc0(sizeof(bool) * Max(tracker->node_count, 1));
+	walk.parent = -1;
+	(void) collect_node(tracker->top, &walk);
+	/* children come after their parent: summed backwards, each is whole when added */
+	for (int i = walk.count - 1; i > 0; i--)
+		cachectl_read_sources_add(&walk.figures[walk.figures[i].parent].sources, &walk.figures[i].sources);
+	for (int i = 0; i < walk.count; i++)
+		walk.figures[i].split_known = unknowable == NULL && walk.figures[i].state->instrument != NULL &&
+			walk.figures[i].sources.read_blocks == walk.figures[i].read_blocks;
+	for (int i = 0; i < walk.count; i++)
+		if (parallel_workers_launched(walk.figures[i].state) > 0)
+			mark_unknown_around(walk.figures, walk.count, i);
+	*count = walk.count;
+	return walk.figures;
+}
+
+cachectl_read_sources
+read_tracker_total(ReadTracker *tracker)
+{
+	cachectl_read_sources total = tracker->outside;
+
+	for (int i = 0; i < tracker->node_count; i++)
+		cachectl_read_sources_add(&total, &tracker->nodes[i].own);
+	return total;
+}
+
+const NodeReads *
+read_tracker_node(ReadTracker *tracker, NodeReads *figures, int count, PlanState *state)
+{
+	(void) tracker;
+	for (int i = 0; i < count; i++)
+		if (figures[i].state == state)
+			return &figures[i];
+	return NULL;
+}
