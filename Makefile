@@ -63,7 +63,8 @@ SHIM_OBJS = \
 	src/pg/autowarm_wait.o \
 	src/pg/read_tracking.o \
 	src/pg/plan_node_names.o \
-	src/pg/explain_reads.o
+	src/pg/explain_reads.o \
+	src/pg/explain_option.o
 
 CORE_OBJS = \
 	src/core/bitmap.o \
@@ -119,7 +120,8 @@ REGRESS = \
 	cold_assertions \
 	metrics \
 	metrics_errors \
-	autowarm
+	autowarm \
+	read_sources
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden

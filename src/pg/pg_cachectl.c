@@ -13,6 +13,7 @@
 #include "autowarm_settings.h"
 #include "autowarm_state.h"
 #include "cachectl.h"
+#include "explain_option.h"
 
 PG_MODULE_MAGIC;
 
@@ -78,6 +79,9 @@ _PG_init(void)
 
 	autowarm_define_settings();
 	MarkGUCPrefixReserved("cachectl");
+
+	/* EXPLAIN (ANALYZE, CACHECTL_READS) on 18 and later, however the library was loaded */
+	explain_option_register();
 
 	/* the autowarm worker: only from shared_preload_libraries, at server start */
 	if (process_shared_preload_libraries_in_progress)

@@ -1,0 +1,263 @@
+/*
+ * explain_option.c — EXPLAIN (ANALYZE, CACHECTL_READS) on PostgreSQL 18
+ * and later: each plan node gets a "Read Sources" line (text) or group
+ * (JSON, YAML, XML) with its blocks hit in shared buffers, read from the
+ * kernel, served by the OS page cache and read from the device, and the
+ * device bytes, inclusive of its children as BUFFERS is; the plan gets the
+ * whole query's.  The tracking is read_tracking.c's, as explain_reads()
+ * uses it; the figures are copied out at the first node printed, while the
+ * executor state they live in is still there.
+ *
+ * The option asks for the tracking when EXPLAIN validates its options (for
+ * EXPLAIN EXECUTE too); the next executor start with buffer instrumentation
+ * takes it.  A request that no executor start took (EXPLAIN failed before
+ * running) is dropped at the end of its (sub)transaction.
+ */
+#include "postgres.h"
+
+#include "explain_option.h"
+
+#if PG_VERSION_NUM >= 180000
+
+#include "access/xact.h"
+#include "commands/defrem.h"
+#include "commands/explain.h"
+#include "commands/explain_format.h"
+#include "commands/explain_state.h"
+
+#include "executor_compat.h"
+#include "read_tracking.h"
+
+#define OPTION_NAME "cachectl_reads"
+
+/* What the option asked of one EXPLAIN, in its ExplainState. */
+typedef struct ReadsOption
+{
+	bool		enabled;
+	ReadTracker *tracker;		/* while its query runs */
+	bool		copied;			/* figures below taken */
+	NodeReads  *figures;
+	int			figure_count;
+	cachectl_read_sources total;
+	int64		total_reads;	/* the query's, by PostgreSQL's count */
+	int64		total_hits;
+	int			workers;
+	const char *unknowable;
+	BufferUsage usage_at_start;
+} ReadsOption;
+
+static int	extension_id = -1;
+static ReadsOption *requested = NULL;	/* by an EXPLAIN, for the next executor start */
+
+static ExecutorStart_hook_type previous_executor_start = NULL;
+static explain_per_node_hook_type previous_per_node = NULL;
+static explain_per_plan_hook_type previous_per_plan = NULL;
+static explain_validate_options_hook_type previous_validate = NULL;
+
+static ReadsOption *
+option_of(ExplainState *es)
+{
+	return extension_id < 0 ? NULL : (ReadsOption *) GetExplainExtensionState(es, extension_id);
+}
+
+static void
+parse_option(ExplainState *es, DefElem *element, ParseState *pstate)
+{
+	ReadsOption *option = option_of(es);
+
+	(void) pstate;
+	if (option == NULL)
+	{
+		option = palloc0(sizeof(ReadsOption));
+		SetExplainExtensionState(es, extension_id, option);
+	}
+	option->enabled = defGetBoolean(element);
+}
+
+static void
+validate_options(ExplainState *es, List *options, ParseState *pstate)
+{
+	ReadsOption *option = option_of(es);
+
+	if (previous_validate)
+		previous_validate(es, options, pstate);
+	if (option == NULL || !option->enabled)
+		return;
+	if (!es->analyze)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("EXPLAIN option %s requires ANALYZE", "CACHECTL_READS")));
+	if (!es->buffers)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+				 errmsg("EXPLAIN option %s requires BUFFERS", "CACHECTL_READS"),
+				 errhint("BUFFERS is on by default with ANALYZE; leave out BUFFERS OFF.")));
+	requested = option;
+}
+
+static void
+start_executor(QueryDesc *desc, int eflags)
+{
+	ReadsOption *option = requested;
+	ReadCounters before = read_counters_now();
+	BufferUsage usage = pgBufferUsage;
+
+	if (option != NULL && ((desc->instrument_options & INSTRUMENT_BUFFERS) == 0 || read_tracking_active() ||
+						   (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0))
+		option = NULL;
+	if (option != NULL)
+		requested = NULL;
+	if (previous_executor_start)
+		previous_executor_start(desc, eflags);
+	else
+		standard_ExecutorStart(desc, eflags);
+	if (option != NULL)
+	{
+		option->usage_at_start = usage;
+		option->tracker = read_tracker_start(desc, &before);
+	}
+}
+
+/* Copies the figures out of the executor state (ExecutorFinish is done: EXPLAIN prints after it). */
+static void
+copy_figures(ReadsOption *option)
+{
+	MemoryContext keep = GetMemoryChunkContext(option);
+	MemoryContext caller = MemoryContextSwitchTo(keep);
+
+	read_tracker_stop(option->tracker);
+	option->figures = read_tracker_figures(option->tracker, &option->figure_count);
+	option->total = read_tracker_total(option->tracker);
+	option->total_reads = CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage) -
+		CACHECTL_KERNEL_READ_BLOCKS(&option->usage_at_start);
+	option->total_hits = (pgBufferUsage.shared_blks_hit - option->usage_at_start.shared_blks_hit) +
+		(pgBufferUsage.local_blks_hit - option->usage_at_start.local_blks_hit);
+	for (int i = 0; i < option->figure_count; i++)
+		option->workers += parallel_workers_launched(option->figures[i].state);
+	option->unknowable = read_sources_unknowable();
+	option->copied = true;
+	MemoryContextSwitchTo(caller);
+}
+
+static void
+print_sources(ExplainState *es, const char *label, int64 shared_hits, int64 reads, bool known,
+			  const cachectl_read_sources *sources)
+{
+	if (es->format == EXPLAIN_FORMAT_TEXT)
+	{
+		ExplainIndentText(es);
+		if (known)
+			appendStringInfo(es->str, "%s: shared hit=" INT64_FORMAT " page cache=" INT64_FORMAT
+							 " device=" INT64_FORMAT " (" INT64_FORMAT " bytes)\n",
+							 label, shared_hits, sources->os_hit_blocks, sources->device_read_blocks,
+							 sources->device_read_bytes);
+		else
+			appendStringInfo(es->str, "%s: shared hit=" INT64_FORMAT " read=" INT64_FORMAT " (sources not known)\n",
+							 label, shared_hits, reads);
+		return;
+	}
+	ExplainOpenGroup(label, label, true, es);
+	ExplainPropertyInteger("Shared Hit Blocks", NULL, shared_hits, es);
+	ExplainPropertyInteger("Read Blocks", NULL, reads, es);
+	ExplainPropertyBool("Sources Known", known, es);
+	if (known)
+	{
+		ExplainPropertyInteger("Page Cache Hit Blocks", NULL, sources->os_hit_blocks, es);
+		ExplainPropertyInteger("Device Read Blocks", NULL, sources->device_read_blocks, es);
+		ExplainPropertyInteger("Device Read Bytes", "bytes", sources->device_read_bytes, es);
+	}
+	ExplainCloseGroup(label, label, true, es);
+}
+
+static void
+print_node(PlanState *planstate, List *ancestors, const char *relationship, const char *plan_name,
+		   ExplainState *es)
+{
+	ReadsOption *option = option_of(es);
+
+	if (previous_per_node)
+		previous_per_node(planstate, ancestors, relationship, plan_name, es);
+	if (option == NULL || !option->enabled || option->tracker == NULL)
+		return;
+	if (!option->copied)
+		copy_figures(option);
+	for (int i = 0; i < option->figure_count; i++)
+	{
+		const NodeReads *figure = &option->figures[i];
+
+		if (figure->state != planstate)
+			continue;
+		print_sources(es, "Read Sources", figure->shared_hit_blocks, figure->read_blocks, figure->split_known,
+					  &figure->sources);
+		return;
+	}
+}
+
+static void
+print_plan(PlannedStmt *plannedstmt, IntoClause *into, ExplainState *es, const char *queryString,
+		   ParamListInfo params, QueryEnvironment *queryEnv)
+{
+	ReadsOption *option = option_of(es);
+
+	if (previous_per_plan)
+		previous_per_plan(plannedstmt, into, es, queryString, params, queryEnv);
+	if (option == NULL || !option->enabled || !option->copied)
+		return;
+	print_sources(es, "Query Read Sources", option->total_hits, option->total_reads,
+				  option->unknowable == NULL && option->workers == 0 && option->total.read_blocks == option->total_reads,
+				  &option->total);
+	if (option->unknowable != NULL)
+		ExplainPropertyText("Read Sources Not Known With", option->unknowable, es);
+	else if (option->workers > 0)
+		ExplainPropertyInteger("Read Sources Not Known For Parallel Workers", NULL, option->workers, es);
+	option->tracker = NULL;
+}
+
+/* A request no executor start took dies with the (sub)transaction that made it. */
+static void
+drop_request_at_end(XactEvent event, void *argument)
+{
+	(void) event;
+	(void) argument;
+	requested = NULL;
+}
+
+static void
+drop_request_at_subabort(SubXactEvent event, SubTransactionId subxid, SubTransactionId parent, void *argument)
+{
+	(void) subxid;
+	(void) parent;
+	(void) argument;
+	if (event == SUBXACT_EVENT_ABORT_SUB)
+		requested = NULL;
+}
+
+void
+explain_option_register(void)
+{
+	extension_id = GetExplainExtensionId("pg_cachectl");
+#if PG_VERSION_NUM >= 190000
+	RegisterExtensionExplainOption(OPTION_NAME, parse_option, NULL);
+#else
+	RegisterExtensionExplainOption(OPTION_NAME, parse_option);
+#endif
+	previous_validate = explain_validate_options_hook;
+	explain_validate_options_hook = validate_options;
+	previous_executor_start = ExecutorStart_hook;
+	ExecutorStart_hook = start_executor;
+	previous_per_node = explain_per_node_hook;
+	explain_per_node_hook = print_node;
+	previous_per_plan = explain_per_plan_hook;
+	explain_per_plan_hook = print_plan;
+	RegisterXactCallback(drop_request_at_end, NULL);
+	RegisterSubXactCallback(drop_request_at_subabort, NULL);
+}
+
+#else							/* before 18: EXPLAIN takes no options from extensions */
+
+void
+explain_option_register(void)
+{
+}
+
+#endif
