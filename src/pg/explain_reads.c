@@ -176,13 +176,13 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 	for (int i = 0; i < figure_count; i++)
 	{
 		const NodeReads *figure = &figures[i];
-		const Plan *node = figure->state->plan;
+		const Plan *node = figure->plan;
 		Oid			relation = plan_node_relation(node, plan->rtable);
 		Oid			index = plan_node_index(node);
 
 		memset(nulls, 0, sizeof(nulls));
 		values[0] = Int32GetDatum(node->plan_node_id);
-		values[1] = figure->parent >= 0 ? Int32GetDatum(figures[figure->parent].state->plan->plan_node_id) : 0;
+		values[1] = figure->parent >= 0 ? Int32GetDatum(figures[figure->parent].plan->plan_node_id) : 0;
 		nulls[1] = figure->parent < 0;
 		values[2] = Int32GetDatum(figure->depth);
 		values[3] = CStringGetTextDatum(plan_node_name(node));

@@ -238,6 +238,7 @@ collect_node(PlanState *state, void *context)
 	figure = &walk->figures[walk->count];
 	memset(figure, 0, sizeof(*figure));
 	figure->state = state;
+	figure->plan = state->plan;
 	figure->parent = walk->parent;
 	figure->depth = walk->depth;
 	figure->sources = walk->tracker->nodes[id].own;

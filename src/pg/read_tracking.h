@@ -17,7 +17,8 @@ typedef struct ReadTracker ReadTracker;
 /* A node's figures, inclusive of its children as EXPLAIN's BUFFERS are. */
 typedef struct NodeReads
 {
-	PlanState  *state;
+	PlanState  *state;			/* valid until ExecutorEnd */
+	const Plan *plan;			/* the plan tree outlives the executor state */
 	int			parent;			/* index of the parent in the figures, -1 for the top */
 	int			depth;
 	double		loops;

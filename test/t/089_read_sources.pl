@@ -37,6 +37,13 @@ max_parallel_workers_per_gather = 0
 });
 my $major = $node->safe_psql('postgres', q{SELECT current_setting('server_version_num')::int / 10000});
 my $block_size = $node->safe_psql('postgres', q{SELECT current_setting('block_size')});
+# 18's default, io_method = worker, reads in other processes: the states are
+# measured with the backend reading (sync); worker and io_uring come last
+if ($major >= 18)
+{
+	$node->append_conf('postgresql.conf', q{io_method = sync});
+	$node->restart;
+}
 
 $node->safe_psql('postgres', q{
 CREATE TABLE t AS SELECT g AS id, repeat('x', 200) AS pad FROM generate_series(1, 330000) AS g;
@@ -155,8 +162,9 @@ SKIP:
 		{
 			my ($name, $make) = @$state;
 			$make->();
+			# the option is there once the library is loaded in the session
 			my $plan = $node->safe_psql('postgres',
-				"EXPLAIN (ANALYZE, CACHECTL_READS, COSTS OFF, TIMING OFF, FORMAT $format) SELECT count(pad) FROM t");
+				"LOAD 'pg_cachectl'; EXPLAIN (ANALYZE, CACHECTL_READS, COSTS OFF, TIMING OFF, FORMAT $format) SELECT count(pad) FROM t");
 			my ($shared, $page_cache, $device, $bytes);
 			if ($format eq 'json')
 			{
@@ -186,7 +194,7 @@ SKIP:
 			}
 		}
 	}
-	my $text = $node->safe_psql('postgres', 'EXPLAIN (ANALYZE, CACHECTL_READS) SELECT count(pad) FROM t');
+	my $text = $node->safe_psql('postgres', q{LOAD 'pg_cachectl'; EXPLAIN (ANALYZE, CACHECTL_READS) SELECT count(pad) FROM t});
 	like($text, qr/^\s*Query Read Sources: shared hit=\d+ page cache=\d+ device=\d+ \(\d+ bytes\)$/m,
 		'EXPLAIN text: the query\'s read sources after the plan');
 
@@ -209,7 +217,7 @@ SELECT node_type, read_blocks > 0, coalesce(os_hit_blocks::text, 'NULL'), coales
   FROM cachectl.explain_reads('SELECT count(pad) FROM t') WHERE node_type = 'Seq Scan'});
 	is($stdout, 'Seq Scan|t|NULL|NULL', 'io_method = worker: the reads are counted, their sources NULL');
 	like($stderr, qr/not known with io_method = worker/, 'with a NOTICE naming the setting');
-	like($node->safe_psql('postgres', 'EXPLAIN (ANALYZE, CACHECTL_READS) SELECT count(pad) FROM t'),
+	like($node->safe_psql('postgres', q{LOAD 'pg_cachectl'; EXPLAIN (ANALYZE, CACHECTL_READS) SELECT count(pad) FROM t}),
 		qr/Read Sources: shared hit=\d+ read=\d+ \(sources not known\)/, 'and EXPLAIN says the sources are not known');
 
 	# io_uring, where the server has it: the kernel counts the reads to the backend's process
