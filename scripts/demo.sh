@@ -159,6 +159,24 @@ echo_sql "SELECT count(*) FROM cachectl.cold('events');"
 echo_sql "CALL cachectl.restore('morning');"
 echo_sql "SELECT fork, shared_blocks, os_blocks, both_blocks FROM cachectl.status('events') WHERE fork = 'main';"
 
+say "Where each read came from: the same count(*) cold (the device), with only the OS copy (the page cache), in shared buffers"
+echo_sql "CREATE TABLE ledger AS SELECT g AS id, md5(g::text) AS entry FROM generate_series(1, 1500000) AS g;
+          SELECT pg_size_pretty(pg_relation_size('ledger')) AS ledger_size;"
+# explain_reads runs the query as EXPLAIN ANALYZE would; its Query row sums the plan (no parallel workers: their reads are not counted)
+reads_of_count() {
+    echo_sql "SET max_parallel_workers_per_gather = 0;
+          SELECT '$1' AS state, shared_hit_blocks, os_hit_blocks, device_read_blocks,
+                 pg_size_pretty(device_read_bytes) AS device_bytes,
+                 round(extract(epoch FROM clock_timestamp() - statement_timestamp())::numeric, 3) AS seconds
+            FROM cachectl.explain_reads('SELECT count(*) FROM ledger') WHERE node_type = 'Query';"
+}
+sql "SELECT count(*) FROM cachectl.cold('ledger');" >/dev/null
+reads_of_count cold
+sql "SELECT count(*) FROM cachectl.evict('ledger');" >/dev/null
+reads_of_count 'OS copy only'
+sql "SELECT count(*) FROM cachectl.prewarm('ledger', 'shared');" >/dev/null
+reads_of_count 'shared buffers'
+
 say "The whole database at a glance (a view: one pass over the pool, no relation locks)"
 echo_sql "SELECT relation, kind, pg_size_pretty(size_bytes) AS size, pg_size_pretty(shared_bytes) AS shared,
                  pg_size_pretty(os_bytes) AS os_cache, pg_size_pretty(both_bytes) AS cached_twice

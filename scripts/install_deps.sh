@@ -58,6 +58,7 @@ TEST_ALL=(
 BENCH=(
     "${DEMO[@]}"
     postgresql-15-pgfincore     # an anchor
+    postgresql-15-pg-stat-kcache  # the anchor of bench/read_sources.sh (device bytes per statement)
     vmtouch                     # an anchor
     util-linux                  # fincore, an anchor
     gnuplot-nox                 # the plots

@@ -52,7 +52,7 @@ CREATE FUNCTION make_cold(rel regclass) RETURNS boolean LANGUAGE sql AS $$
     SELECT bool_and(shared_blocks_left = 0) FROM cachectl.cold(rel, cascade => true)
 $$;
 
-SELECT plan(17);
+SELECT plan(19);
 
 -- 1. A plan node's reads, after cold()
 SELECT ok(make_cold('orders'), 'orders and its indexes are cold');
@@ -130,6 +130,13 @@ SELECT results_eq(
     'the job left the archive''s OS cache as it found it');
 SELECT is((SELECT sum(orders) FROM monthly_totals), 30000::numeric, 'the job counted every archived order');
 
+-- Where the reads came from (since 1.2): the cold lookup's 3 reads, each a
+-- page-cache hit or a device read; again, served from shared buffers
+SELECT ok(make_cold('orders'), 'cold again');
+SELECT results_eq(
+    $$SELECT node_type, read_blocks, os_hit_blocks + device_read_blocks FROM cachectl.explain_reads('SELECT * FROM orders WHERE id = 4242') WHERE node_type <> 'Query'$$,
+    $$VALUES ('Index Scan', 3::int8, 3::int8)$$,
+    'explain_reads: the cold lookup asks the kernel for 3 blocks, each from the page cache or the device');
 SELECT * FROM finish();
 
 DROP PROCEDURE refresh_monthly_totals();
