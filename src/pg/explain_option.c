@@ -11,7 +11,8 @@
  * The option asks for the tracking when EXPLAIN validates its options (for
  * EXPLAIN EXECUTE too); the next executor start with buffer instrumentation
  * takes it.  A request that no executor start took (EXPLAIN failed before
- * running) is dropped at the end of its (sub)transaction.
+ * running, or explained a statement without a plan) is dropped at the end
+ * of its (sub)transaction.
  */
 #include "postgres.h"
 
@@ -30,11 +31,10 @@
 
 #define OPTION_NAME "cachectl_reads"
 
-/* What the option asked of one EXPLAIN, in its ExplainState. */
+/* What the option asked of one EXPLAIN, in its ExplainState, and the figures copied there. */
 typedef struct ReadsOption
 {
 	bool		enabled;
-	ReadTracker *tracker;		/* while its query runs */
 	bool		copied;			/* figures below taken */
 	NodeReads  *figures;
 	int			figure_count;
@@ -43,11 +43,24 @@ typedef struct ReadsOption
 	int64		total_hits;
 	int			workers;
 	const char *unknowable;
-	BufferUsage usage_at_start;
 } ReadsOption;
 
+/*
+ * The run an EXPLAIN asked to track, in this backend (one at a time).  It
+ * holds no pointer into an ExplainState: a request no executor start took
+ * (EXPLAIN of a statement without a plan) may outlive the EXPLAIN, and then
+ * tracks whatever query takes it, harmlessly.  The tracker is only ever
+ * compared with the active one before use: once its query's executor state
+ * is freed it is not.
+ */
+static struct
+{
+	bool		requested;
+	ReadTracker *tracker;
+	BufferUsage usage_at_start;
+}			explain_run;
+
 static int	extension_id = -1;
-static ReadsOption *requested = NULL;	/* by an EXPLAIN, for the next executor start */
 
 static ExecutorStart_hook_type previous_executor_start = NULL;
 static explain_per_node_hook_type previous_per_node = NULL;
@@ -92,51 +105,62 @@ validate_options(ExplainState *es, List *options, ParseState *pstate)
 				(errcode(ERRCODE_INVALID_PARAMETER_VALUE),
 				 errmsg("EXPLAIN option %s requires BUFFERS", "CACHECTL_READS"),
 				 errhint("BUFFERS is on by default with ANALYZE; leave out BUFFERS OFF.")));
-	requested = option;
+	explain_run.requested = true;
+	/* an EXPLAIN run inside a tracked one leaves the outer run alone */
+	if (!read_tracker_running(explain_run.tracker))
+		explain_run.tracker = NULL;
 }
 
 static void
 start_executor(QueryDesc *desc, int eflags)
 {
-	ReadsOption *option = requested;
+	bool		track = explain_run.requested && (desc->instrument_options & INSTRUMENT_BUFFERS) != 0 &&
+		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && !read_tracking_active();
 	ReadCounters before = read_counters_now();
 	BufferUsage usage = pgBufferUsage;
 
-	if (option != NULL && ((desc->instrument_options & INSTRUMENT_BUFFERS) == 0 || read_tracking_active() ||
-						   (eflags & EXEC_FLAG_EXPLAIN_ONLY) != 0))
-		option = NULL;
-	if (option != NULL)
-		requested = NULL;
+	if (track)
+		explain_run.requested = false;
 	if (previous_executor_start)
 		previous_executor_start(desc, eflags);
 	else
 		standard_ExecutorStart(desc, eflags);
-	if (option != NULL)
+	if (track)
 	{
-		option->usage_at_start = usage;
-		option->tracker = read_tracker_start(desc, &before);
+		explain_run.usage_at_start = usage;
+		explain_run.tracker = read_tracker_start(desc, &before);
 	}
 }
 
-/* Copies the figures out of the executor state (ExecutorFinish is done: EXPLAIN prints after it). */
-static void
-copy_figures(ReadsOption *option)
+/*
+ * Copies the figures out of the executor state into the ExplainState's
+ * memory (ExecutorFinish is done: EXPLAIN prints after it, and before
+ * ExecutorEnd frees the state).  False when no tracked run is there.
+ */
+static bool
+copy_figures(ReadsOption *option, PlanState *planstate)
 {
-	MemoryContext keep = GetMemoryChunkContext(option);
-	MemoryContext caller = MemoryContextSwitchTo(keep);
+	MemoryContext caller;
 
-	read_tracker_stop(option->tracker);
-	option->figures = read_tracker_figures(option->tracker, &option->figure_count);
-	option->total = read_tracker_total(option->tracker);
+	if (option->copied)
+		return true;
+	/* the run must be this plan's (not an outer EXPLAIN's, still running) */
+	if (!read_tracker_running(explain_run.tracker) || !read_tracker_tracks(explain_run.tracker, planstate))
+		return false;
+	caller = MemoryContextSwitchTo(GetMemoryChunkContext(option));
+	read_tracker_stop(explain_run.tracker);
+	option->figures = read_tracker_figures(explain_run.tracker, &option->figure_count);
+	option->total = read_tracker_total(explain_run.tracker);
 	option->total_reads = CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage) -
-		CACHECTL_KERNEL_READ_BLOCKS(&option->usage_at_start);
-	option->total_hits = (pgBufferUsage.shared_blks_hit - option->usage_at_start.shared_blks_hit) +
-		(pgBufferUsage.local_blks_hit - option->usage_at_start.local_blks_hit);
+		CACHECTL_KERNEL_READ_BLOCKS(&explain_run.usage_at_start);
+	option->total_hits = (pgBufferUsage.shared_blks_hit - explain_run.usage_at_start.shared_blks_hit) +
+		(pgBufferUsage.local_blks_hit - explain_run.usage_at_start.local_blks_hit);
 	for (int i = 0; i < option->figure_count; i++)
 		option->workers += parallel_workers_launched(option->figures[i].state);
 	option->unknowable = read_sources_unknowable();
 	option->copied = true;
 	MemoryContextSwitchTo(caller);
+	return true;
 }
 
 static void
@@ -177,10 +201,8 @@ print_node(PlanState *planstate, List *ancestors, const char *relationship, cons
 
 	if (previous_per_node)
 		previous_per_node(planstate, ancestors, relationship, plan_name, es);
-	if (option == NULL || !option->enabled || option->tracker == NULL)
+	if (option == NULL || !option->enabled || !copy_figures(option, planstate))
 		return;
-	if (!option->copied)
-		copy_figures(option);
 	for (int i = 0; i < option->figure_count; i++)
 	{
 		const NodeReads *figure = &option->figures[i];
@@ -203,6 +225,7 @@ print_plan(PlannedStmt *plannedstmt, IntoClause *into, ExplainState *es, const c
 		previous_per_plan(plannedstmt, into, es, queryString, params, queryEnv);
 	if (option == NULL || !option->enabled || !option->copied)
 		return;
+	explain_run.tracker = NULL;
 	print_sources(es, "Query Read Sources", option->total_hits, option->total_reads,
 				  option->unknowable == NULL && option->workers == 0 && option->total.read_blocks == option->total_reads,
 				  &option->total);
@@ -210,7 +233,6 @@ print_plan(PlannedStmt *plannedstmt, IntoClause *into, ExplainState *es, const c
 		ExplainPropertyText("Read Sources Not Known With", option->unknowable, es);
 	else if (option->workers > 0)
 		ExplainPropertyInteger("Read Sources Not Known For Parallel Workers", NULL, option->workers, es);
-	option->tracker = NULL;
 }
 
 /* A request no executor start took dies with the (sub)transaction that made it. */
@@ -219,7 +241,8 @@ drop_request_at_end(XactEvent event, void *argument)
 {
 	(void) event;
 	(void) argument;
-	requested = NULL;
+	explain_run.requested = false;
+	explain_run.tracker = NULL;
 }
 
 static void
@@ -229,7 +252,16 @@ drop_request_at_subabort(SubXactEvent event, SubTransactionId subxid, SubTransac
 	(void) parent;
 	(void) argument;
 	if (event == SUBXACT_EVENT_ABORT_SUB)
-		requested = NULL;
+	{
+		explain_run.requested = false;
+		explain_run.tracker = NULL;
+	}
+}
+
+void
+explain_option_forget_request(void)
+{
+	explain_run.requested = false;
 }
 
 void
@@ -257,6 +289,11 @@ explain_option_register(void)
 
 void
 explain_option_register(void)
+{
+}
+
+void
+explain_option_forget_request(void)
 {
 }
 

@@ -9,4 +9,10 @@
 /* Registers the option and the hooks it needs (from _PG_init). */
 extern void explain_option_register(void);
 
+/*
+ * Drops a request an EXPLAIN left that no executor start took (it explained
+ * a statement without a plan): explain_reads() tracks its own query.
+ */
+extern void explain_option_forget_request(void);
+
 #endif							/* PG_CACHECTL_EXPLAIN_OPTION_H */

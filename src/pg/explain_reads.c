@@ -21,6 +21,7 @@
 #include "utils/snapmgr.h"
 
 #include "executor_compat.h"
+#include "explain_option.h"
 #include "plan_node_names.h"
 #include "read_tracking.h"
 
@@ -143,6 +144,7 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 	/* the query's figures: from its start (catalogs, metapages), not its planning */
 	before = pgBufferUsage;
 	before_start = read_counters_now();
+	explain_option_forget_request();
 	ExecutorStart(desc, 0);
 	tracker = read_tracker_start(desc, &before_start);
 	CACHECTL_EXECUTOR_RUN(desc);

@@ -73,6 +73,20 @@ read_tracking_active(void)
 	return active_tracker != NULL;
 }
 
+bool
+read_tracker_running(const ReadTracker *tracker)
+{
+	return tracker != NULL && tracker == active_tracker;
+}
+
+bool
+read_tracker_tracks(const ReadTracker *tracker, const PlanState *state)
+{
+	int			id = state->plan->plan_node_id;
+
+	return read_tracker_running(tracker) && id >= 0 && id < tracker->node_count && tracker->nodes[id].state == state;
+}
+
 static int64
 kernel_reads_now(void)
 {

@@ -40,6 +40,10 @@ extern int	parallel_workers_launched(PlanState *state);
 
 /* True while a query is tracked (one at a time per backend). */
 extern bool read_tracking_active(void);
+/* True while this tracker's query runs (compared, never dereferenced: it may be freed). */
+extern bool read_tracker_running(const ReadTracker *tracker);
+/* True if a running tracker wraps this plan node (of its query, not another's). */
+extern bool read_tracker_tracks(const ReadTracker *tracker, const PlanState *state);
 
 /* The two counters a sample reads: taken before ExecutorStart, they make its reads part of the query's. */
 typedef struct ReadCounters
