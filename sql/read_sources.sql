@@ -3,6 +3,8 @@
 -- that must hold, the errors with their SQLSTATEs, the privileges.  The
 -- constructed states (cold, OS cache only, shared buffers) are measured by
 -- test/t/089_read_sources.pl, where the page cache can be dropped.
+-- expected/read_sources_1.out is the output with 18's default io_method,
+-- worker: the same counts, the sources NULL with a NOTICE naming it.
 CREATE EXTENSION pg_cachectl;
 SET max_parallel_workers_per_gather = 0;
 

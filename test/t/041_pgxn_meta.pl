@@ -106,11 +106,17 @@ sub check_tree
 is($status, 0, 'the small tree agrees with META.json');
 is($output, '', 'no complaint about the small tree');
 
+# The versions the tree has now (the control file's default, x.y.0 in META.json).
+my ($default_version) = read_file("$source_dir/pg_cachectl.control") =~ /^default_version\s*=\s*'([^']+)'/m;
+my $meta_version = "$default_version.0";
+my $version_re = quotemeta($meta_version);
+my $default_re = quotemeta($default_version);
+
 my @disagreements = (
-	[ 'a version the control file does not have', sub { $_[0]{version} = $_[0]{provides}{pg_cachectl}{version} = '1.0.1' },
-		qr/^version: must be 1\.1\.0, the default_version 1\.1 of pg_cachectl\.control/m ],
-	[ 'an extension version the control file does not have', sub { $_[0]{provides}{pg_cachectl}{version} = '1.2.0' },
-		qr/^provides\.pg_cachectl\.version: must be 1\.1\.0/m ],
+	[ 'a version the control file does not have', sub { $_[0]{version} = $_[0]{provides}{pg_cachectl}{version} = '0.9.1' },
+		qr/^version: must be $version_re, the default_version $default_re of pg_cachectl\.control/m ],
+	[ 'an extension version the control file does not have', sub { $_[0]{provides}{pg_cachectl}{version} = '9.9.0' },
+		qr/^provides\.pg_cachectl\.version: must be $version_re/m ],
 	[ 'another distribution name', sub { $_[0]{name} = 'cachectl' }, qr/^name: must be the extension's name, pg_cachectl/m ],
 	[ 'pg_cachectl not provided', sub { $_[0]{provides}{cachectl} = delete $_[0]{provides}{pg_cachectl} },
 		qr/^provides\.pg_cachectl: is missing/m ],
@@ -137,7 +143,7 @@ File::Copy::copy("$source_dir/LICENSE", "$tree/LICENSE") or die "copy: $!";
 my $changelog = read_file("$tree/debian/changelog");
 write_file("$tree/debian/changelog", $changelog =~ s/\A(\S+) \(([^)]+)\)/$1 (9.9.9)/r);
 ($status, $output) = check_tree($meta_text);
-like($output, qr/^version: debian\/changelog's latest version is 9\.9\.9, not 1\.1\.0/m,
+like($output, qr/^version: debian\/changelog's latest version is 9\.9\.9, not $version_re/m,
 	'disagrees with the tree: another Debian package version');
 
 # ---- make pgxn-zip ----

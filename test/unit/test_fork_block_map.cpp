@@ -193,29 +193,39 @@ struct HoleyFork {
 };
 
 TEST_CASE("after a partly cached window the next is counted in pieces at once, until one has no partly cached piece") {
-    HoleyFork fork;
-    if (!cachestat_works(fork.segment.fd())) {
-        WARN("cachestat is not available here: the classification cannot be tested");
+    // The host's reclaim may take a page of the file while the test runs (a
+    // loaded machine: seen once in a clean-clone run of four majors): the
+    // fork is made again then, three times at most; mincore, read after the
+    // job, tells whether the holes are still exactly the 8 blocks made.
+    for (int attempt = 1;; ++attempt) {
+        HoleyFork fork;
+        if (!cachestat_works(fork.segment.fd())) {
+            WARN("cachestat is not available here: the classification cannot be tested");
+            return;
+        }
+        Map map(fork.blocks());
+        ForkBlockMap job(map.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(), block_size,
+                         EngineChoice::automatic, HoleyFork::window());
+        run_to_end(job);
+        Map by_mincore(fork.blocks());
+        ForkBlockMap every_window(by_mincore.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(),
+                                  block_size, EngineChoice::mincore, HoleyFork::window());
+        run_to_end(every_window);
+        if (by_mincore.view.count() != fork.blocks() - 8 && attempt < 3) {
+            WARN("reclaim took pages of the test file: made again (attempt " << attempt << ")");
+            continue;
+        }
+        // window 0: counted whole, then in pieces (2 full, 1 mapped); window 1:
+        // in pieces at once (2 full, 1 mapped); window 2: in pieces at once (3
+        // full), none partly cached; window 3: counted whole (full)
+        CHECK(job.windows_counted_twice() == 1);
+        CHECK(job.windows_mapped() == 2);
+        CHECK(job.windows_full() == 2 + 2 + 3 + 1);
+        CHECK(job.windows_skipped() == 0);
+        CHECK(map.view.count() == fork.blocks() - 8);
+        CHECK(by_mincore.bytes == map.bytes);
         return;
     }
-    Map map(fork.blocks());
-    ForkBlockMap job(map.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(), block_size,
-                     EngineChoice::automatic, HoleyFork::window());
-    run_to_end(job);
-    // window 0: counted whole, then in pieces (2 full, 1 mapped); window 1:
-    // in pieces at once (2 full, 1 mapped); window 2: in pieces at once (3
-    // full), none partly cached; window 3: counted whole (full)
-    CHECK(job.windows_counted_twice() == 1);
-    CHECK(job.windows_mapped() == 2);
-    CHECK(job.windows_full() == 2 + 2 + 3 + 1);
-    CHECK(job.windows_skipped() == 0);
-    CHECK(map.view.count() == fork.blocks() - 8);
-
-    Map by_mincore(fork.blocks());
-    ForkBlockMap every_window(by_mincore.view, fork.segment.path(), HoleyFork::windows * HoleyFork::window(),
-                              block_size, EngineChoice::mincore, HoleyFork::window());
-    run_to_end(every_window);
-    CHECK(by_mincore.bytes == map.bytes);
 }
 
 TEST_CASE("pieces counted at once count their dirty pages; pieces of a window counted whole do not count them again") {
