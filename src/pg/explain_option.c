@@ -116,11 +116,16 @@ start_executor(QueryDesc *desc, int eflags)
 {
 	bool		track = explain_run.requested && (desc->instrument_options & INSTRUMENT_BUFFERS) != 0 &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && !read_tracking_active();
-	ReadCounters before = read_counters_now();
-	BufferUsage usage = pgBufferUsage;
+	ReadCounters before = {0};
+	BufferUsage usage = {0};
 
+	/* every query of a session that loaded the library passes here: no system call unless asked */
 	if (track)
+	{
 		explain_run.requested = false;
+		before = read_counters_now();
+		usage = pgBufferUsage;
+	}
 	if (previous_executor_start)
 		previous_executor_start(desc, eflags);
 	else
