@@ -147,3 +147,5 @@ AS $role_set_objects$
       ) AS o (role_set, privilege, object)
      WHERE o.role_set = role_set_objects.role_set
 $role_set_objects$;
+COMMENT ON FUNCTION cachectl_internal.role_set_objects(text) IS
+    'Internal to role_set_apply(): the privileges of a set (reader, operator, cluster_operator, snapshots, autowarm).';
