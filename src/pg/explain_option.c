@@ -26,7 +26,6 @@
 #include "commands/explain_format.h"
 #include "commands/explain_state.h"
 
-#include "executor_compat.h"
 #include "read_tracking.h"
 
 #define OPTION_NAME "cachectl_reads"
@@ -38,10 +37,7 @@ typedef struct ReadsOption
 	bool		copied;			/* figures below taken */
 	NodeReads  *figures;
 	int			figure_count;
-	cachectl_read_sources total;
-	int64		total_reads;	/* the query's, by PostgreSQL's count */
-	int64		total_hits;
-	int			workers;
+	QueryReads	whole;
 	const char *unknowable;
 } ReadsOption;
 
@@ -57,7 +53,6 @@ static struct
 {
 	bool		requested;
 	ReadTracker *tracker;
-	BufferUsage usage_at_start;
 }			explain_run;
 
 static int	extension_id = -1;
@@ -117,24 +112,19 @@ start_executor(QueryDesc *desc, int eflags)
 	bool		track = explain_run.requested && (desc->instrument_options & INSTRUMENT_BUFFERS) != 0 &&
 		(eflags & EXEC_FLAG_EXPLAIN_ONLY) == 0 && !read_tracking_active();
 	ReadCounters before = {0};
-	BufferUsage usage = {0};
 
 	/* every query of a session that loaded the library passes here: no system call unless asked */
 	if (track)
 	{
 		explain_run.requested = false;
 		before = read_counters_now();
-		usage = pgBufferUsage;
 	}
 	if (previous_executor_start)
 		previous_executor_start(desc, eflags);
 	else
 		standard_ExecutorStart(desc, eflags);
 	if (track)
-	{
-		explain_run.usage_at_start = usage;
 		explain_run.tracker = read_tracker_start(desc, &before);
-	}
 }
 
 /*
@@ -155,13 +145,7 @@ copy_figures(ReadsOption *option, PlanState *planstate)
 	caller = MemoryContextSwitchTo(GetMemoryChunkContext(option));
 	read_tracker_stop(explain_run.tracker);
 	option->figures = read_tracker_figures(explain_run.tracker, &option->figure_count);
-	option->total = read_tracker_total(explain_run.tracker);
-	option->total_reads = CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage) -
-		CACHECTL_KERNEL_READ_BLOCKS(&explain_run.usage_at_start);
-	option->total_hits = (pgBufferUsage.shared_blks_hit - explain_run.usage_at_start.shared_blks_hit) +
-		(pgBufferUsage.local_blks_hit - explain_run.usage_at_start.local_blks_hit);
-	for (int i = 0; i < option->figure_count; i++)
-		option->workers += parallel_workers_launched(option->figures[i].state);
+	option->whole = read_tracker_query(explain_run.tracker);
 	option->unknowable = read_sources_unknowable();
 	option->copied = true;
 	MemoryContextSwitchTo(caller);
@@ -169,9 +153,12 @@ copy_figures(ReadsOption *option, PlanState *planstate)
 }
 
 static void
-print_sources(ExplainState *es, const char *label, int64 shared_hits, int64 reads, bool known,
+print_sources(ExplainState *es, const char *label, const BufferFigures *counted, bool known,
 			  const cachectl_read_sources *sources)
 {
+	int64		shared_hits = counted->shared_hit_blocks;
+	int64		reads = counted->read_blocks;
+
 	if (es->format == EXPLAIN_FORMAT_TEXT)
 	{
 		ExplainIndentText(es);
@@ -214,8 +201,7 @@ print_node(PlanState *planstate, List *ancestors, const char *relationship, cons
 
 		if (figure->state != planstate)
 			continue;
-		print_sources(es, "Read Sources", figure->shared_hit_blocks, figure->read_blocks, figure->split_known,
-					  &figure->sources);
+		print_sources(es, "Read Sources", &figure->counted, figure->split_known, &figure->sources);
 		return;
 	}
 }
@@ -231,13 +217,11 @@ print_plan(PlannedStmt *plannedstmt, IntoClause *into, ExplainState *es, const c
 	if (option == NULL || !option->enabled || !option->copied)
 		return;
 	explain_run.tracker = NULL;
-	print_sources(es, "Query Read Sources", option->total_hits, option->total_reads,
-				  option->unknowable == NULL && option->workers == 0 && option->total.read_blocks == option->total_reads,
-				  &option->total);
+	print_sources(es, "Query Read Sources", &option->whole.counted, option->whole.split_known, &option->whole.sources);
 	if (option->unknowable != NULL)
 		ExplainPropertyText("Read Sources Not Known With", option->unknowable, es);
-	else if (option->workers > 0)
-		ExplainPropertyInteger("Read Sources Not Known For Parallel Workers", NULL, option->workers, es);
+	else if (option->whole.parallel_workers > 0)
+		ExplainPropertyInteger("Read Sources Not Known For Parallel Workers", NULL, option->whole.parallel_workers, es);
 }
 
 /* A request no executor start took dies with the (sub)transaction that made it. */

@@ -14,7 +14,6 @@
 #include "fmgr.h"
 #include "funcapi.h"
 #include "nodes/execnodes.h"
-#include "nodes/nodeFuncs.h"
 #include "storage/bufmgr.h"
 #include "tcop/dest.h"
 #include "utils/builtins.h"
@@ -80,23 +79,18 @@ one_query(const char *text)
 	return query;
 }
 
-/* The workers the query's Gather nodes launched (their reads are made in other processes). */
-static bool
-count_workers(PlanState *state, void *context)
-{
-	int		   *workers = context;
-
-	*workers += parallel_workers_launched(state);
-	return planstate_tree_walker(state, count_workers, context);
-}
-
+/* Columns 7 to 12: PostgreSQL's counts, then the split where it is known. */
 static void
-put_sources(Datum *values, bool *nulls, bool known, const cachectl_read_sources *sources)
+put_reads(Datum *values, bool *nulls, const BufferFigures *counted, bool known, const cachectl_read_sources *sources)
 {
+	values[7] = Int64GetDatum(counted->shared_hit_blocks);
+	values[8] = Int64GetDatum(counted->read_blocks);
 	values[9] = Int64GetDatum(sources->os_hit_blocks);
 	values[10] = Int64GetDatum(sources->device_read_blocks);
 	values[11] = Int64GetDatum(sources->device_read_bytes);
 	nulls[9] = nulls[10] = nulls[11] = !known;
+	values[12] = Float8GetDatum(counted->read_seconds);
+	nulls[12] = !track_io_timing;
 }
 
 /*
@@ -117,13 +111,8 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 	ReadTracker *tracker;
 	NodeReads  *figures;
 	int			figure_count;
-	cachectl_read_sources total;
-	BufferUsage before;
+	QueryReads	whole;
 	ReadCounters before_start;
-	int64		query_hits;
-	int64		query_reads;
-	double		query_read_seconds;
-	int			workers = 0;
 	const char *unknowable = read_sources_unknowable();
 	Datum		values[EXPLAIN_READS_COLUMNS];
 	bool		nulls[EXPLAIN_READS_COLUMNS];
@@ -142,7 +131,6 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 	desc = CreateQueryDesc(plan, query_text, GetActiveSnapshot(), InvalidSnapshot, None_Receiver, NULL, NULL,
 						   INSTRUMENT_ROWS | INSTRUMENT_BUFFERS);
 	/* the query's figures: from its start (catalogs, metapages), not its planning */
-	before = pgBufferUsage;
 	before_start = read_counters_now();
 	explain_option_forget_request();
 	ExecutorStart(desc, 0);
@@ -151,27 +139,21 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 	ExecutorFinish(desc);
 	read_tracker_stop(tracker);
 	figures = read_tracker_figures(tracker, &figure_count);
-	total = read_tracker_total(tracker);
-	(void) count_workers(desc->planstate, &workers);
+	whole = read_tracker_query(tracker);
 	ExecutorEnd(desc);
 	FreeQueryDesc(desc);
 	PopActiveSnapshot();
 	CommandCounterIncrement();
-
-	query_hits = (pgBufferUsage.shared_blks_hit - before.shared_blks_hit) +
-		(pgBufferUsage.local_blks_hit - before.local_blks_hit);
-	query_reads = CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage) - CACHECTL_KERNEL_READ_BLOCKS(&before);
-	query_read_seconds = CACHECTL_READ_SECONDS(&pgBufferUsage) - CACHECTL_READ_SECONDS(&before);
 
 	if (unknowable != NULL)
 		ereport(NOTICE,
 				(errmsg("explain_reads(): where the reads came from is not known with %s", unknowable),
 				 errdetail("The I/O workers read for this backend: the kernel counts their device reads to them."),
 				 errhint("Set io_method to sync or io_uring (a restart) to tell the page cache from the device.")));
-	else if (workers > 0)
+	else if (whole.parallel_workers > 0)
 		ereport(NOTICE,
 				(errmsg("explain_reads(): %d parallel workers read part of this query; where their reads came from is not counted",
-						workers),
+						whole.parallel_workers),
 				 errdetail("The nodes they ran in, those above them and the query have NULL sources."),
 				 errhint("SET max_parallel_workers_per_gather = 0 to count every read.")));
 
@@ -193,11 +175,7 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 		values[5] = ObjectIdGetDatum(index);
 		nulls[5] = !OidIsValid(index);
 		values[6] = Int64GetDatum((int64) figure->loops);
-		values[7] = Int64GetDatum(figure->shared_hit_blocks);
-		values[8] = Int64GetDatum(figure->read_blocks);
-		put_sources(values, nulls, figure->split_known, &figure->sources);
-		values[12] = Float8GetDatum(figure->read_seconds);
-		nulls[12] = !track_io_timing;
+		put_reads(values, nulls, &figure->counted, figure->split_known, &figure->sources);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 
@@ -206,11 +184,7 @@ pg_cachectl_explain_reads(PG_FUNCTION_ARGS)
 	nulls[0] = nulls[1] = nulls[4] = nulls[5] = nulls[6] = true;
 	values[2] = Int32GetDatum(0);
 	values[3] = CStringGetTextDatum("Query");
-	values[7] = Int64GetDatum(query_hits);
-	values[8] = Int64GetDatum(query_reads);
-	put_sources(values, nulls, unknowable == NULL && workers == 0 && total.read_blocks == query_reads, &total);
-	values[12] = Float8GetDatum(query_read_seconds);
-	nulls[12] = !track_io_timing;
+	put_reads(values, nulls, &whole.counted, whole.split_known, &whole.sources);
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	return (Datum) 0;
 }

@@ -49,7 +49,9 @@ struct ReadTracker
 	int64		unclaimed_device_bytes; /* readahead not yet matched to a read */
 	cachectl_read_sources outside;	/* spans outside any node */
 	PlanState  *top;
+	BufferUsage usage_at_start;
 	bool		stopped;
+	QueryReads	query;			/* summed by read_tracker_stop() */
 };
 
 /* The tracker whose nodes are wrapped (one query at a time per backend). */
@@ -109,7 +111,7 @@ read_counters_now(void)
 {
 	ReadCounters counters;
 
-	counters.read_blocks = kernel_reads_now();
+	counters.usage = pgBufferUsage;
 	counters.device_bytes = device_bytes_now();
 	return counters;
 }
@@ -208,7 +210,8 @@ read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 	callback->func = forget_tracker;
 	callback->arg = tracker;
 	MemoryContextRegisterResetCallback(query_context, callback);
-	tracker->reads_seen = before_start->read_blocks;
+	tracker->usage_at_start = before_start->usage;
+	tracker->reads_seen = CACHECTL_KERNEL_READ_BLOCKS(&before_start->usage);
 	tracker->device_bytes_seen = before_start->device_bytes;
 	if (kernel_reads_now() != tracker->reads_seen)
 		take_sample(tracker, &tracker->outside);
@@ -216,14 +219,66 @@ read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 	return tracker;
 }
 
+/* PostgreSQL's counts of a span, in the figures' terms. */
+static BufferFigures
+buffer_figures(const BufferUsage *usage)
+{
+	BufferFigures figures;
+
+	figures.shared_hit_blocks = usage->shared_blks_hit + usage->local_blks_hit;
+	figures.read_blocks = CACHECTL_KERNEL_READ_BLOCKS(usage);
+	figures.read_seconds = CACHECTL_READ_SECONDS(usage);
+	return figures;
+}
+
+/* The workers a Gather or Gather Merge launched (0 for any other node). */
+static int
+parallel_workers_launched(PlanState *state)
+{
+	if (IsA(state, GatherState))
+		return ((GatherState *) state)->nworkers_launched;
+	if (IsA(state, GatherMergeState))
+		return ((GatherMergeState *) state)->nworkers_launched;
+	return 0;
+}
+
+static bool
+count_parallel_workers(PlanState *state, void *context)
+{
+	int		   *workers = context;
+
+	*workers += parallel_workers_launched(state);
+	return planstate_tree_walker(state, count_parallel_workers, context);
+}
+
 void
 read_tracker_stop(ReadTracker *tracker)
 {
+	BufferUsage span = {0};
+	QueryReads *query = &tracker->query;
+
 	if (tracker->stopped)
 		return;
 	if (kernel_reads_now() != tracker->reads_seen)
 		take_sample(tracker, &tracker->outside);
 	tracker->stopped = true;
+
+	BufferUsageAccumDiff(&span, &pgBufferUsage, &tracker->usage_at_start);
+	query->counted = buffer_figures(&span);
+	query->sources = tracker->outside;
+	for (int i = 0; i < tracker->node_count; i++)
+		cachectl_read_sources_add(&query->sources, &tracker->nodes[i].own);
+	(void) count_parallel_workers(tracker->top, &query->parallel_workers);
+	/* workers' counts reach this backend's in one jump, as if read here */
+	query->split_known = read_sources_unknowable() == NULL && query->parallel_workers == 0 &&
+		query->sources.read_blocks == query->counted.read_blocks;
+}
+
+QueryReads
+read_tracker_query(const ReadTracker *tracker)
+{
+	Assert(tracker->stopped);
+	return tracker->query;
 }
 
 /* Pre-order walk: each node once, with its parent's index. */
@@ -258,13 +313,9 @@ collect_node(PlanState *state, void *context)
 	figure->sources = walk->tracker->nodes[id].own;
 	if (state->instrument != NULL)
 	{
-		const BufferUsage *usage = CACHECTL_NODE_BUFFER_USAGE(state->instrument);
-
 		InstrEndLoop(state->instrument);
 		figure->loops = state->instrument->nloops;
-		figure->shared_hit_blocks = usage->shared_blks_hit + usage->local_blks_hit;
-		figure->read_blocks = CACHECTL_KERNEL_READ_BLOCKS(usage);
-		figure->read_seconds = CACHECTL_READ_SECONDS(usage);
+		figure->counted = buffer_figures(CACHECTL_NODE_BUFFER_USAGE(state->instrument));
 	}
 	walk->parent = walk->count++;
 	walk->depth++;
@@ -272,16 +323,6 @@ collect_node(PlanState *state, void *context)
 	walk->depth--;
 	walk->parent = saved_parent;
 	return stop;
-}
-
-int
-parallel_workers_launched(PlanState *state)
-{
-	if (IsA(state, GatherState))
-		return ((GatherState *) state)->nworkers_launched;
-	if (IsA(state, GatherMergeState))
-		return ((GatherMergeState *) state)->nworkers_launched;
-	return 0;
 }
 
 /*
@@ -316,30 +357,10 @@ read_tracker_figures(ReadTracker *tracker, int *count)
 		cachectl_read_sources_add(&walk.figures[walk.figures[i].parent].sources, &walk.figures[i].sources);
 	for (int i = 0; i < walk.count; i++)
 		walk.figures[i].split_known = unknowable == NULL && walk.figures[i].state->instrument != NULL &&
-			walk.figures[i].sources.read_blocks == walk.figures[i].read_blocks;
+			walk.figures[i].sources.read_blocks == walk.figures[i].counted.read_blocks;
 	for (int i = 0; i < walk.count; i++)
 		if (parallel_workers_launched(walk.figures[i].state) > 0)
 			mark_unknown_around(walk.figures, walk.count, i);
 	*count = walk.count;
 	return walk.figures;
-}
-
-cachectl_read_sources
-read_tracker_total(ReadTracker *tracker)
-{
-	cachectl_read_sources total = tracker->outside;
-
-	for (int i = 0; i < tracker->node_count; i++)
-		cachectl_read_sources_add(&total, &tracker->nodes[i].own);
-	return total;
-}
-
-const NodeReads *
-read_tracker_node(ReadTracker *tracker, NodeReads *figures, int count, PlanState *state)
-{
-	(void) tracker;
-	for (int i = 0; i < count; i++)
-		if (figures[i].state == state)
-			return &figures[i];
-	return NULL;
 }

@@ -8,11 +8,20 @@
 #define PG_CACHECTL_READ_TRACKING_H
 
 #include "executor/execdesc.h"
+#include "executor/instrument.h"
 #include "nodes/execnodes.h"
 
 #include "pg_cachectl/read_sources.h"
 
 typedef struct ReadTracker ReadTracker;
+
+/* What PostgreSQL itself counted over a span (a node's window, or the query). */
+typedef struct BufferFigures
+{
+	int64		shared_hit_blocks;	/* shared and local hits */
+	int64		read_blocks;	/* asked of the kernel: shared, local, temp */
+	double		read_seconds;	/* with track_io_timing only (else 0) */
+} BufferFigures;
 
 /* A node's figures, inclusive of its children as EXPLAIN's BUFFERS are. */
 typedef struct NodeReads
@@ -22,21 +31,25 @@ typedef struct NodeReads
 	int			parent;			/* index of the parent in the figures, -1 for the top */
 	int			depth;
 	double		loops;
-	int64		shared_hit_blocks;	/* PostgreSQL's instrumentation: shared and local hits */
-	int64		read_blocks;	/* PostgreSQL's instrumentation: asked of the kernel */
-	double		read_seconds;	/* with track_io_timing only (else 0) */
+	BufferFigures counted;		/* PostgreSQL's instrumentation */
 	bool		split_known;	/* the sampled reads are exactly this node's */
 	cachectl_read_sources sources;	/* sampled; valid when split_known */
 } NodeReads;
+
+/* The whole query, from before its ExecutorStart to read_tracker_stop(): outside its nodes too. */
+typedef struct QueryReads
+{
+	BufferFigures counted;		/* PostgreSQL's counts over the span */
+	bool		split_known;
+	cachectl_read_sources sources;	/* every sample; valid when split_known */
+	int			parallel_workers;	/* launched by its Gather nodes: their reads are not sampled */
+} QueryReads;
 
 /*
  * Why no node's split can be known in this session (the reads are made by
  * other processes: io_method = worker), or NULL.
  */
 extern const char *read_sources_unknowable(void);
-
-/* The workers a Gather or Gather Merge launched (0 for any other node). */
-extern int	parallel_workers_launched(PlanState *state);
 
 /* True while a query is tracked (one at a time per backend). */
 extern bool read_tracking_active(void);
@@ -45,10 +58,10 @@ extern bool read_tracker_running(const ReadTracker *tracker);
 /* True if a running tracker wraps this plan node (of its query, not another's). */
 extern bool read_tracker_tracks(const ReadTracker *tracker, const PlanState *state);
 
-/* The two counters a sample reads: taken before ExecutorStart, they make its reads part of the query's. */
+/* What the tracking starts from: taken before ExecutorStart, its reads are the query's. */
 typedef struct ReadCounters
 {
-	int64		read_blocks;	/* asked of the kernel (pgBufferUsage) */
+	BufferUsage usage;			/* pgBufferUsage */
 	int64		device_bytes;	/* getrusage's ru_inblock × 512 */
 } ReadCounters;
 
@@ -62,14 +75,15 @@ extern ReadCounters read_counters_now(void);
  * index metapages) count as the query's, outside its nodes.
  */
 extern ReadTracker *read_tracker_start(QueryDesc *desc, const ReadCounters *before_start);
-/* Takes the last sample: the reads since the last one were outside any node. */
+/*
+ * Takes the last sample (the reads since the last one were outside any
+ * node) and sums the query; call after ExecutorFinish, before ExecutorEnd.
+ */
 extern void read_tracker_stop(ReadTracker *tracker);
 
 /* Each node's figures (call after ExecutorFinish), in plan order; palloc'd. */
 extern NodeReads *read_tracker_figures(ReadTracker *tracker, int *count);
-/* The whole query, from its start to the stop: outside its nodes too. */
-extern cachectl_read_sources read_tracker_total(ReadTracker *tracker);
-/* The figures of one plan node (NULL if it was not tracked). */
-extern const NodeReads *read_tracker_node(ReadTracker *tracker, NodeReads *figures, int count, PlanState *state);
+/* The whole query (after read_tracker_stop). */
+extern QueryReads read_tracker_query(const ReadTracker *tracker);
 
 #endif							/* PG_CACHECTL_READ_TRACKING_H */
