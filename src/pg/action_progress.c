@@ -19,6 +19,13 @@ action_progress_begin(ActionProgress *progress, const char *action)
 	progress->bytes = 0;
 	progress->forks = 0;
 	progress->noticed = false;
+	progress->stop_early = NULL;
+}
+
+bool
+action_progress_stop_asked(const ActionProgress *progress)
+{
+	return progress->stop_early != NULL && progress->stop_early();
 }
 
 bool

@@ -17,9 +17,18 @@ typedef struct ActionProgress
 	int64		bytes;			/* the bytes the action has worked on so far */
 	int64		forks;			/* the relation forks it finished */
 	bool		noticed;		/* a progress NOTICE was given */
+	/*
+	 * The owner's own reason to end the action early, asked between steps
+	 * and in its waits for a rate (the autowarm worker asked to leave a
+	 * database); NULL for none.  What was done stays done.
+	 */
+	bool		(*stop_early) (void);
 } ActionProgress;
 
 extern void action_progress_begin(ActionProgress *progress, const char *action);
+
+/* Has the owner asked, through stop_early, to end the action now? */
+extern bool action_progress_stop_asked(const ActionProgress *progress);
 
 /* True at most once a second, and only when cachectl.progress is on. */
 extern bool action_progress_due(ActionProgress *progress);

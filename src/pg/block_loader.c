@@ -56,6 +56,7 @@ typedef struct SharedLoad
 	int64		offset;
 	int64		handed_out;
 	bool		budget_spent;	/* blocks were left for lack of budget */
+	bool		stopped_early;	/* the progress's owner asked to stop */
 	int64		loaded;
 } SharedLoad;
 
@@ -72,10 +73,11 @@ smgr_fork_blocks(Relation rel, ForkNumber fork)
 /*
  * Sleep until read_bytes since started no longer runs ahead of rate bytes/s.
  * One sleep is at most a short slice (so a cancel is seen), hence the loop:
- * a single slice let slow rates run at 16 blocks per slice.
+ * a single slice let slow rates run at 16 blocks per slice.  False when the
+ * progress's owner asked to stop early meanwhile.
  */
-static void
-wait_for_rate(double rate, int64 read_bytes, TimestampTz started)
+static bool
+wait_for_rate(double rate, int64 read_bytes, TimestampTz started, const ActionProgress *progress)
 {
 	for (;;)
 	{
@@ -83,8 +85,10 @@ wait_for_rate(double rate, int64 read_bytes, TimestampTz started)
 														  (int64) (GetCurrentTimestamp() - started));
 
 		if (delay_us <= 0)
-			break;
+			return true;
 		sleep_between_steps(delay_us);
+		if (action_progress_stop_asked(progress))
+			return false;
 	}
 }
 
@@ -128,7 +132,7 @@ next_shared_block(SharedLoad *load)
 		load->range++;
 		load->offset = 0;
 	}
-	if (load->range >= load->range_count)
+	if (load->range >= load->range_count || load->stopped_early)
 		return -1;
 	if (load->handed_out >= load->budget)
 	{
@@ -145,8 +149,9 @@ count_shared_block(SharedLoad *load)
 {
 	load->loaded++;
 	load->progress->bytes += BLCKSZ;
-	if (load->rate > 0 && load->loaded % 16 == 0)
-		wait_for_rate(load->rate, load->loaded * BLCKSZ, load->started);
+	if (load->rate > 0 && load->loaded % 16 == 0 &&
+		!wait_for_rate(load->rate, load->loaded * BLCKSZ, load->started, load->progress))
+		load->stopped_early = true;
 	if (action_progress_due(load->progress))
 		ereport(NOTICE,
 				(errmsg("cachectl.prewarm: relation \"%s\" fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",

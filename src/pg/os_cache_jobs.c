@@ -71,8 +71,8 @@ run_core_job(CoreJobStep step_job, void *job, CoreJobAfterStep after_step, void 
 			default:
 				cachectl_raise_core_error(&error);
 		}
-		if (after_step != NULL)
-			after_step(job, arg);
+		if (after_step != NULL && !after_step(job, arg))
+			break;
 		if (!step.finished && step.delay_us > 0)
 			sleep_between_steps(step.delay_us);
 	} while (!step.finished);
@@ -98,7 +98,8 @@ typedef struct DropProgress
 	ActionProgress *progress;
 } DropProgress;
 
-static void
+/* A drop, once begun, goes to its end: it is writing dirty pages back. */
+static bool
 report_drop_progress(void *drop, void *arg)
 {
 	DropProgress *told = (DropProgress *) arg;
@@ -108,6 +109,7 @@ report_drop_progress(void *drop, void *arg)
 				(errmsg("cachectl.os_drop: relation \"%s\" fork %s: %.0f MB written back so far",
 						told->relation_name, told->fork_name,
 						(double) cachectl_os_drop_bytes_written_back(drop) / (1024.0 * 1024.0))));
+	return true;
 }
 
 void
@@ -175,7 +177,7 @@ typedef struct PrefetchProgress
 	bool		caveat_told;
 } PrefetchProgress;
 
-static void
+static bool
 report_prefetch_progress(void *job, void *arg)
 {
 	PrefetchProgress *told = (PrefetchProgress *) arg;
@@ -208,6 +210,7 @@ report_prefetch_progress(void *job, void *arg)
 							(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
 							requested_mb)));
 	}
+	return !action_progress_stop_asked(told->progress);
 }
 
 void

@@ -15,10 +15,11 @@
  * The one loop every long core job runs in (residency reports, block maps,
  * drops, prefetches): interrupts are checked before each step, a step's
  * delay is slept on the latch, after_step (NULL for none) reports progress
- * between steps, and a failed step raises its error.
+ * between steps and may end the job there (false), and a failed step raises
+ * its error.
  */
 typedef cachectl_status (*CoreJobStep) (void *job, cachectl_step *step, cachectl_error *error);
-typedef void (*CoreJobAfterStep) (void *job, void *arg);
+typedef bool (*CoreJobAfterStep) (void *job, void *arg);
 
 extern void run_core_job(CoreJobStep step, void *job, CoreJobAfterStep after_step, void *arg);
 
@@ -36,7 +37,10 @@ extern void os_drop_fork_blocks(const char *base_path, int64 first_block, int64 
 								const char *relation_name, const char *fork_name,
 								ActionProgress *progress);
 
-/* Runs a prefetch job (created in owner's lifetime) to its end. */
+/*
+ * Runs a prefetch job (created in owner's lifetime) to its end, or until
+ * the progress's owner asks to stop early (what was advised stays advised).
+ */
 extern void os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char *fork_name,
 							ActionProgress *progress, cachectl_prefetch_result *result);
 

@@ -671,6 +671,8 @@ snapshot_load(const SnapshotLoadRequest *request, const SnapshotLoadDriver *driv
 	memset(result, 0, sizeof(*result));
 	result->started = GetCurrentTimestamp();
 	action_progress_begin(&progress, request->progress_name);
+	/* asked inside a chunk too: at a slow rate one chunk takes seconds */
+	progress.stop_early = driver->should_stop;
 
 	driver->begin_step();
 	read_plan(request, driver->rate_mb_per_sec(driver->rate_arg), load_context, &plan);

@@ -272,7 +272,9 @@ $started = time;
 ($ret, $out, $err) = $node->psql('postgres', 'DROP DATABASE db2');
 $drop_seconds = time - $started;
 is($ret, 0, 'DROP DATABASE db2 during its load succeeds (55006 before)') or diag($err);
-cmp_ok($drop_seconds, '<', 6, sprintf('in %.1f s', $drop_seconds));
+# the worker leaves from inside a chunk's wait for the rate (0.1 s here;
+# 4 s before, when it left only between chunks: 6.2 s on a loaded CI)
+cmp_ok($drop_seconds, '<', 3, sprintf('in %.1f s', $drop_seconds));
 set_and_reload('cachectl.autowarm_max_mb_per_sec', undef);
 
 # ---- synchronous_standby_names with no standby there ----
