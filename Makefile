@@ -11,8 +11,8 @@
 
 EXTENSION = pg_cachectl
 MODULE_big = pg_cachectl
-DATA = sql/pg_cachectl--1.0.sql sql/pg_cachectl--1.1.sql sql/pg_cachectl--1.2.sql \
-       sql/pg_cachectl--1.0--1.1.sql sql/pg_cachectl--1.1--1.2.sql
+DATA = sql/pg_cachectl--1.0.sql sql/pg_cachectl--1.1.sql sql/pg_cachectl--1.2.sql sql/pg_cachectl--1.3.sql \
+       sql/pg_cachectl--1.0--1.1.sql sql/pg_cachectl--1.1--1.2.sql sql/pg_cachectl--1.2--1.3.sql
 PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache"
 
 SHIM_OBJS = \
@@ -62,6 +62,9 @@ SHIM_OBJS = \
 	src/pg/autowarm_status.o \
 	src/pg/autowarm_wait.o \
 	src/pg/read_tracking.o \
+	src/pg/relation_reads.o \
+	src/pg/relation_reads_counting.o \
+	src/pg/relation_reads_sql.o \
 	src/pg/plan_node_names.o \
 	src/pg/explain_reads.o \
 	src/pg/explain_option.o
@@ -89,6 +92,7 @@ CORE_OBJS = \
 	src/core/posix_handles.o \
 	src/core/read_sources.o \
 	src/core/bridge_read_sources.o \
+	src/core/relation_split.o \
 	src/core/residency_report.o \
 	src/core/restore_planner.o \
 	src/core/run_lists.o \
@@ -121,7 +125,8 @@ REGRESS = \
 	metrics \
 	metrics_errors \
 	autowarm \
-	read_sources
+	read_sources \
+	relation_reads
 
 PG_CPPFLAGS = -I$(srcdir)/include
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden

@@ -25,7 +25,7 @@ QUICK=${QUICK:-0}
 if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-1}; else RUNS=${RUNS:-3}; fi
 OUT=${BENCH_OUT:-$HERE/results}
 export PG_CONFIG=${PG_CONFIG:-pg_config} QUICK TMPDIR=${TMPDIR:-/tmp}
-SCRIPTS=(os_residency evict evict_sweep os_prefetch both_layers metrics autowarm snapshot_poll read_sources)
+SCRIPTS=(os_residency evict evict_sweep os_prefetch both_layers metrics autowarm snapshot_poll read_sources relation_reads)
 [ -n "${BENCH_ONLY:-}" ] && read -r -a SCRIPTS <<<"$BENCH_ONLY"
 
 [ "$(id -u)" = 0 ] || { echo "run_all.sh: run as root (the clusters run as postgres)" >&2; exit 1; }

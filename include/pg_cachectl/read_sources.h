@@ -35,6 +35,35 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_read_sources_add_span(cachectl_read
 CACHECTL_BRIDGE_API void cachectl_read_sources_add(cachectl_read_sources *tally,
 												   const cachectl_read_sources *other) CACHECTL_NOEXCEPT;
 
+/*
+ * One relation's reads in the cumulative counters (relation_split.hpp):
+ * read_blocks = os_hit_blocks + device_read_blocks + unsplit_read_blocks.
+ */
+typedef struct cachectl_relation_reads
+{
+	int64_t		read_blocks;
+	int64_t		os_hit_blocks;
+	int64_t		device_read_blocks;
+	int64_t		unsplit_read_blocks;	/* a span that mixed both sources */
+	int64_t		device_read_bytes;
+} cachectl_relation_reads;
+
+/*
+ * Adds one span's shares to shares[0 .. relation_count] (the last is the
+ * blocks no relation count claims); relation_blocks[i] is relation i's
+ * blocks in the span by PostgreSQL's own per-relation counts; sources_known
+ * false counts every block as unsplit.
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_read_sources_split(const cachectl_read_sources *span,
+																const int64_t *relation_blocks,
+																size_t relation_count,
+																bool sources_known,
+																cachectl_relation_reads *shares,
+																cachectl_error *error) CACHECTL_NOEXCEPT;
+/* Adds another relation's counters (summing a query's into shared memory). */
+CACHECTL_BRIDGE_API void cachectl_relation_reads_add(cachectl_relation_reads *total,
+													 const cachectl_relation_reads *other) CACHECTL_NOEXCEPT;
+
 #ifdef __cplusplus
 }
 #endif

@@ -2,22 +2,12 @@
 #include "read_sources.hpp"
 
 #include "core_errors.hpp"
+#include "saturating_sum.hpp"
 
 #include <algorithm>
 #include <limits>
 
 namespace pg_cachectl {
-
-namespace {
-
-// a + b, saturating: counters summed over a long life must not wrap
-std::int64_t saturating_sum(std::int64_t a, std::int64_t b) {
-    if (b > 0 && a > std::numeric_limits<std::int64_t>::max() - b)
-        return std::numeric_limits<std::int64_t>::max();
-    return a + b;
-}
-
-} // namespace
 
 void ReadSources::add_span(std::int64_t span_read_blocks, std::int64_t span_device_bytes, std::int64_t block_size,
                            std::int64_t &unclaimed_device_bytes) {

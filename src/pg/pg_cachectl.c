@@ -14,6 +14,7 @@
 #include "autowarm_state.h"
 #include "cachectl.h"
 #include "explain_option.h"
+#include "relation_reads.h"
 
 PG_MODULE_MAGIC;
 
@@ -78,6 +79,8 @@ _PG_init(void)
 							 NULL, NULL, NULL);
 
 	autowarm_define_settings();
+	/* the per-relation read counters: settings always, memory and hooks when preloaded */
+	relation_reads_init(process_shared_preload_libraries_in_progress);
 	MarkGUCPrefixReserved("cachectl");
 
 	/* EXPLAIN (ANALYZE, CACHECTL_READS) on 18 and later, however the library was loaded */

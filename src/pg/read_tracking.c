@@ -50,6 +50,8 @@ struct ReadTracker
 	cachectl_read_sources outside;	/* spans outside any node */
 	PlanState  *top;
 	BufferUsage usage_at_start;
+	ReadSpanSink sink;			/* told every span (the per-relation counters), or NULL */
+	void	   *sink_arg;
 	bool		stopped;
 	QueryReads	query;			/* summed by read_tracker_stop() */
 };
@@ -106,6 +108,20 @@ device_bytes_now(void)
 	return (int64) usage.ru_inblock * 512;
 }
 
+/*
+ * The counters at this backend's last look (a sample, or a call of
+ * read_counters_now), for read_counters_since_last_look().
+ */
+static int64 last_look_reads = -1;
+static int64 last_look_device_bytes = 0;
+
+static void
+remember_look(int64 reads, int64 device_bytes)
+{
+	last_look_reads = reads;
+	last_look_device_bytes = device_bytes;
+}
+
 ReadCounters
 read_counters_now(void)
 {
@@ -113,23 +129,41 @@ read_counters_now(void)
 
 	counters.usage = pgBufferUsage;
 	counters.device_bytes = device_bytes_now();
+	remember_look(CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage), counters.device_bytes);
 	return counters;
 }
 
-/* The span since the last sample, into a tally. */
+ReadCounters
+read_counters_since_last_look(void)
+{
+	ReadCounters counters;
+
+	if (last_look_reads != kernel_reads_now())
+		return read_counters_now();
+	counters.usage = pgBufferUsage;
+	counters.device_bytes = last_look_device_bytes;
+	return counters;
+}
+
+/* The span since the last sample, to the node that ran it (NULL: outside any node). */
 static void
-take_sample(ReadTracker *tracker, cachectl_read_sources *into)
+take_sample(ReadTracker *tracker, TrackedNode *node)
 {
 	int64		reads = kernel_reads_now();
 	int64		device_bytes = device_bytes_now();
+	cachectl_read_sources span = {0};
 	cachectl_error error = {0};
 
-	if (cachectl_read_sources_add_span(into, &tracker->unclaimed_device_bytes, Max(reads - tracker->reads_seen, 0),
+	if (cachectl_read_sources_add_span(&span, &tracker->unclaimed_device_bytes, Max(reads - tracker->reads_seen, 0),
 									   Max(device_bytes - tracker->device_bytes_seen, 0),
 									   BLCKSZ, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 	tracker->reads_seen = reads;
 	tracker->device_bytes_seen = device_bytes;
+	remember_look(reads, device_bytes);
+	cachectl_read_sources_add(node != NULL ? &node->own : &tracker->outside, &span);
+	if (tracker->sink != NULL)
+		tracker->sink(tracker->sink_arg, node != NULL ? node->state : NULL, &span);
 }
 
 static TupleTableSlot *
@@ -145,11 +179,11 @@ tracked_node_exec(PlanState *state)
 	node = &tracker->nodes[state->plan->plan_node_id];
 	caller = tracker->running;
 	if (kernel_reads_now() != tracker->reads_seen)
-		take_sample(tracker, caller != NULL ? &caller->own : &tracker->outside);
+		take_sample(tracker, caller);
 	tracker->running = node;
 	slot = node->real(state);
 	if (kernel_reads_now() != tracker->reads_seen)
-		take_sample(tracker, &node->own);
+		take_sample(tracker, node);
 	tracker->running = caller;
 	return slot;
 }
@@ -161,6 +195,15 @@ find_node_bound(PlanState *state, void *context)
 
 	*bound = Max(*bound, state->plan->plan_node_id + 1);
 	return planstate_tree_walker(state, find_node_bound, context);
+}
+
+int
+plan_node_id_bound(PlanState *top)
+{
+	int			bound = 0;
+
+	(void) find_node_bound(top, &bound);
+	return bound;
 }
 
 static bool
@@ -194,13 +237,16 @@ read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 	MemoryContext query_context = desc->estate->es_query_cxt;
 	ReadTracker *tracker;
 	MemoryContextCallback *callback;
-	int			bound = 0;
+	int			bound;
 
+	/* started already by another hook of this library (the per-relation counters) */
+	if (active_tracker != NULL && active_tracker->top == desc->planstate)
+		return active_tracker;
 	if (active_tracker != NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the reads of a query run inside a query whose reads are tracked cannot be tracked")));
-	(void) find_node_bound(desc->planstate, &bound);
+	bound = plan_node_id_bound(desc->planstate);
 	tracker = MemoryContextAllocZero(query_context, sizeof(ReadTracker));
 	tracker->node_count = bound;
 	tracker->nodes = MemoryContextAllocZero(query_context, sizeof(TrackedNode) * Max(bound, 1));
@@ -214,7 +260,7 @@ read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 	tracker->reads_seen = CACHECTL_KERNEL_READ_BLOCKS(&before_start->usage);
 	tracker->device_bytes_seen = before_start->device_bytes;
 	if (kernel_reads_now() != tracker->reads_seen)
-		take_sample(tracker, &tracker->outside);
+		take_sample(tracker, NULL);
 	active_tracker = tracker;
 	return tracker;
 }
@@ -260,7 +306,7 @@ read_tracker_stop(ReadTracker *tracker)
 	if (tracker->stopped)
 		return;
 	if (kernel_reads_now() != tracker->reads_seen)
-		take_sample(tracker, &tracker->outside);
+		take_sample(tracker, NULL);
 	tracker->stopped = true;
 
 	BufferUsageAccumDiff(&span, &pgBufferUsage, &tracker->usage_at_start);
@@ -272,6 +318,19 @@ read_tracker_stop(ReadTracker *tracker)
 	/* workers' counts reach this backend's in one jump, as if read here */
 	query->split_known = read_sources_unknowable() == NULL && query->parallel_workers == 0 &&
 		query->sources.read_blocks == query->counted.read_blocks;
+}
+
+ReadTracker *
+read_tracker_of(const QueryDesc *desc)
+{
+	return active_tracker != NULL && active_tracker->top == desc->planstate ? active_tracker : NULL;
+}
+
+void
+read_tracker_set_sink(ReadTracker *tracker, ReadSpanSink sink, void *arg)
+{
+	tracker->sink = sink;
+	tracker->sink_arg = arg;
 }
 
 QueryReads

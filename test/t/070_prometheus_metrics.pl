@@ -20,11 +20,17 @@
 #   settle first), and plain (no extension) breaks nothing;
 # - the README's "bytes cached twice, per database" query gives one series
 #   per database, equal to SQL's sums;
+# - the relation_reads series (cachectl.track_reads = on) of table r of
+#   postgres and table a of app, each evicted from shared buffers and read
+#   at the start, are one each (the query is master: the postgres DSN reads
+#   the cluster-wide view once), equal cachectl.relation_reads, read > 0 and
+#   read = os_hit + device_read + unsplit_read;
 # - the autowarm series equal cachectl.autowarm_status (a NULL column is NaN),
 #   labelled by the database only; the state is its own series, one per
 #   state, 1 for the current one;
 # - the metric names and labels are the documented ones;
-# - Prometheus evaluates every shipped alerting rule without an error;
+# - Prometheus evaluates every shipped rule (alerting, recording) without an
+#   error;
 # - both reports run on a hot standby of the node.
 # Both servers are stopped at the end, on failure too (END block).  Other
 # majors run in chroots without these packages: then the test is skipped.
@@ -82,6 +88,7 @@ bgwriter_lru_maxpages = 0
 shared_preload_libraries = 'pg_cachectl'
 cachectl.autowarm = on
 cachectl.autowarm_interval = '2s'
+cachectl.track_reads = on
 });
 $node->start;
 $node->safe_psql(
@@ -103,6 +110,15 @@ ALTER TABLE a ALTER COLUMN pad SET STORAGE PLAIN;
 INSERT INTO a SELECT g, repeat('y', 4000) FROM generate_series(1, 600) g;
 GRANT SELECT ON a TO metrics_monitor;
 });
+# Tables read from the kernel (evicted from shared buffers first), counted
+# per relation in each database; a's cache state is made again below.
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE r AS SELECT g AS id, repeat('r', 500) AS pad FROM generate_series(1, 3000) g;
+SELECT count(*) FROM cachectl.evict('r');
+SELECT count(*) FROM r;
+});
+$node->safe_psql('app', q{SELECT count(*) FROM cachectl.evict('a'); SELECT count(*) FROM a;});
 $node->safe_psql('postgres', 'CHECKPOINT');
 my $m_blocks = $node->safe_psql('postgres',
 	q{SELECT pg_relation_size('m') / current_setting('block_size')::int});
@@ -400,7 +416,29 @@ my $double_equal = poll_until(
 ok($double_equal, "the README's query gives each database's bytes cached twice: $double_query")
   or diag("Prometheus: $last_double\nSQL:        $last_double_sql");
 
-# Every shipped alerting rule is loaded and evaluated without an error.
+# Per-relation reads: r of postgres and a of app, one series each through the
+# postgres DSN (the view covers the cluster; master: not again per database),
+# equal to the view, read from the kernel, and the split adds up.
+my $reads_sql = q{SELECT string_agg(database || '/' || relation || '=' || bytes, ' ' ORDER BY database)
+  FROM (SELECT database, relation, sum(read_blocks) * current_setting('block_size')::int8 AS bytes
+        FROM cachectl.relation_reads
+        WHERE (database, relation) IN (('postgres', 'r'), ('app', 'a'))
+        GROUP BY database, relation) s};
+series_equal_sql('pg_cachectl_relation_reads_read_bytes_total{relation=~"r|a",kind="table"}',
+	'postgres', $reads_sql, sub { "$_[0]{database}/$_[0]{relation}" },
+	'pg_cachectl_relation_reads_read_bytes_total of postgres/r and app/a: one series each, equal to cachectl.relation_reads');
+for my $table ([qw(postgres r)], [qw(app a)])
+{
+	my $selector = "{database=\"$table->[0]\",relation=\"$table->[1]\",kind=\"table\"}";
+	my ($read) = @{ promql("pg_cachectl_relation_reads_read_bytes_total$selector") // [] };
+	cmp_ok($read ? $read->{value}[1] : 0, '>', 0, "$table->[0]/$table->[1]: read_bytes_total > 0 (evicted, then read)");
+	# one expression: the four series of one scrape
+	my ($rest) = @{ promql(join(' + ', map { "pg_cachectl_relation_reads_${_}_bytes_total$selector" } qw(os_hit device_read unsplit_read))
+		  . " - pg_cachectl_relation_reads_read_bytes_total$selector") // [] };
+	is($rest ? $rest->{value}[1] : 'absent', '0', "$table->[0]/$table->[1]: os_hit + device_read + unsplit_read = read");
+}
+
+# Every shipped rule is loaded and evaluated without an error.
 my $rules_checked = poll_until(
 	15,
 	sub {
@@ -413,8 +451,11 @@ my $rules_checked = poll_until(
 	});
 is_deeply(
 	[ map { "$_->{name}: $_->{health}" . ($_->{lastError} ? " ($_->{lastError})" : '') } @{ $rules_checked // [] } ],
-	[ map { "$_: ok" } qw(PgCachectlOsCacheHalved PgCachectlAutowarmFailing PgCachectlAutowarmSnapshotStale) ],
-	'Prometheus evaluates the three shipped alerting rules, health ok');
+	[   map { "$_: ok" }
+		  qw(PgCachectlOsCacheHalved PgCachectlAutowarmFailing PgCachectlAutowarmSnapshotStale
+		  pg_cachectl:relation_page_cache_share:rate5m)
+	],
+	'Prometheus evaluates the three shipped alerting rules and the recording rule, health ok');
 
 # Stop both servers here (END does it too if something above died).
 for my $server (reverse @servers)

@@ -7,12 +7,18 @@
 # read them:
 # - every query of the three files runs as a pg_monitor role, on a primary
 #   and on a hot standby, and returns exactly the columns its file declares,
-#   labels as text and values as numbers;
+#   labels as text and values as numbers, and no two rows with the same
+#   labels (a repeated series fails the exporter's whole scrape), also when
+#   cachectl.relation_reads has two rows of one name (a dropped table's name
+#   used again: the exporters' query sums them);
 # - metric names follow Prometheus's conventions (lower snake case, base
 #   units as suffixes, counters ending in _total and declared COUNTER, the
 #   rest GAUGE) and no label repeats its metric's prefix;
 # - postgres_exporter's and pg_exporter's files make the same metrics with
 #   the same labels from the same SQL; pgwatch's the same value columns;
+# - a query of the cluster-wide cachectl.relation_reads runs once per server
+#   (postgres_exporter `master`, pg_exporter tag `cluster`, pgwatch
+#   is_instance_level and tagged database), the others in every database;
 # - pg_exporter's collectors carry the extension:pg_cachectl tag and a
 #   min_version the server meets; pgwatch's metrics have SQL for this major,
 #   epoch_ns first, tag_ labels, declared gauges, and its preset names only
@@ -51,6 +57,7 @@ $node->append_conf(
 	'postgresql.conf', q{
 shared_preload_libraries = 'pg_cachectl'
 cachectl.autowarm = on
+cachectl.track_reads = on
 });
 $node->start;
 $node->safe_psql(
@@ -66,6 +73,20 @@ my $standby = PostgreSQL::Test::Cluster->new('monitoring_standby');
 $standby->init_from_backup($node, 'monitoring_backup', has_streaming => 1);
 $standby->start;
 $node->wait_for_catchup($standby);
+# Reads counted on both servers (each counts its own), so that
+# cachectl.relation_reads has rows; on the primary a table's name used twice:
+# the dropped table's row keeps its name.
+$_->safe_psql('postgres', 'SELECT count(*) FROM t') for $node, $standby;
+$node->safe_psql(
+	'postgres', q{
+CREATE TABLE again AS SELECT 1 AS id;
+SELECT count(*) FROM again;
+DROP TABLE again;
+CREATE TABLE again AS SELECT 2 AS id;
+SELECT count(*) FROM again;
+});
+is($node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.relation_reads WHERE relation = 'again'}),
+	'2', 'cachectl.relation_reads has two rows of table again (one dropped)');
 my $server_version_num = $node->safe_psql('postgres', 'SHOW server_version_num');
 my $server_major = int($server_version_num / 10000);
 
@@ -138,6 +159,13 @@ sub exporter_metrics
 				"$tool: $metric uses base units");
 			push @values, $metric;
 		}
+		my $repeated = $node->safe_psql(
+			'postgres',
+			"SELECT count(*) FROM (SELECT 1 FROM ($entry->{query}) q GROUP BY "
+			  . join(', ', map { qq{"$_"} } @labels)
+			  . ' HAVING count(*) > 1) r',
+			extra_params => [ '-U', 'config_monitor' ]);
+		is($repeated, '0', "$tool $query_name: no two rows have the same labels (a repeated series fails the scrape)");
 		my $label_list = join ',', sort @labels;
 		push @made, map { "$_\{$label_list}" } @values;
 	}
@@ -146,7 +174,8 @@ sub exporter_metrics
 
 my @postgres_exporter_metrics = exporter_metrics('postgres_exporter');
 my @pg_exporter_metrics = exporter_metrics('pg_exporter');
-is(scalar @postgres_exporter_metrics, 25, 'postgres_exporter makes 25 metrics (6 per kind, 1 top list, 17 autowarm, 1 autowarm state)');
+is(scalar @postgres_exporter_metrics, 31,
+	'postgres_exporter makes 31 metrics (6 per kind, 1 top list, 17 autowarm, 1 autowarm state, 6 relation reads)');
 is_deeply([ grep { /^pg_cachectl_autowarm_/ && /[{,](state|role)[,}]/ } @postgres_exporter_metrics ],
 	['pg_cachectl_autowarm_state_active{database,state}'],
 	'only the state series has a state label; no autowarm series has role');
@@ -164,10 +193,33 @@ for my $query_name (sort keys %{ $config{postgres_exporter} })
 		"pg_exporter $query_name: tagged extension:pg_cachectl (planned only where the extension is)");
 	cmp_ok($collector->{min_version} // 999999, '<=', $server_version_num,
 		"pg_exporter $query_name: min_version $collector->{min_version} admits this server");
+	# A query of the cluster-wide view runs once per server (master: only on
+	# the DSN's own connection; pg_exporter's cluster tag: not on the
+	# databases auto-discovery adds); the others in every database.
 	my $master = $config{postgres_exporter}{$query_name}{master};
-	ok(defined $master && !$master,
-		"postgres_exporter $query_name: not master, so auto-discovery runs it in every database");
+	my $cluster_tag = grep { $_ eq 'cluster' } @{ $collector->{tags} // [] };
+	if ($config{postgres_exporter}{$query_name}{query} =~ /\bcachectl\.relation_reads\b/)
+	{
+		ok($master, "postgres_exporter $query_name: master, so its cluster-wide rows come once, not per database");
+		ok($cluster_tag, "pg_exporter $query_name: tagged cluster, so it runs once, not per database");
+	}
+	else
+	{
+		ok(defined $master && !$master,
+			"postgres_exporter $query_name: not master, so auto-discovery runs it in every database");
+		ok(!$cluster_tag, "pg_exporter $query_name: not tagged cluster, so it runs in every database");
+	}
 }
+# The exporters' relation_reads sums the two rows of again into one.
+is( $node->safe_psql(
+		'postgres',
+		qq{SELECT (SELECT shared_hit_bytes_total FROM ($config{postgres_exporter}{pg_cachectl_relation_reads}{query}) q
+		           WHERE database = 'postgres' AND relation = 'again')
+		        = (SELECT sum(shared_hit_blocks) * current_setting('block_size')::int8
+		           FROM cachectl.relation_reads WHERE relation = 'again')},
+		extra_params => [ '-U', 'config_monitor' ]),
+	't',
+	'pg_cachectl_relation_reads: the two rows of again make one, their sum');
 
 # pgwatch: SQL per major (the newest not above the server's), epoch_ns
 # first, tag_ columns for labels; the value columns match the exporters'.
@@ -187,6 +239,12 @@ for my $metric_name (sort keys %{ $config{pgwatch}{metrics} })
 	my $sql = $metric->{sqls}{$major};
 	my @columns = map { [ split /:/ ] } split /,/, columns_of($sql);
 	is($columns[0][0] . ':' . $columns[0][1], 'epoch_ns:bigint', "pgwatch $metric_name: epoch_ns first");
+	if ($sql =~ /\bcachectl\.relation_reads\b/)
+	{
+		ok($metric->{is_instance_level}, "pgwatch $metric_name: cluster-wide, is_instance_level");
+		ok((grep { $_->[0] eq 'tag_database' } @columns),
+			"pgwatch $metric_name: cluster-wide, so tagged with each row's database");
+	}
 	runs_everywhere($sql, "pgwatch $metric_name");
 	my @values;
 	for my $column (@columns[ 1 .. $#columns ])
