@@ -16,7 +16,10 @@
 #            getrusage() sample and a share of the flush.
 # The counters are switched per session (PGOPTIONS -c cachectl.track_reads),
 # so both ways run against one server, one shared memory, one cache.
-# Prints the premises, the TPS of each run, the median ratio and PASS/MISS.
+# Beside the TPS, each run's backends' CPU per transaction (the
+# postmaster's reaped children's CPU time over the run): the wall clock of
+# this machine drifts ±10 % from run to run, their CPU much less.
+# Prints the premises, each run's figures, the median ratios and PASS/MISS.
 # A benchmark, not a test.
 #
 # Settings (environment): QUICK=1 (7 rounds of 3 s), ROUNDS (default 12),
@@ -41,33 +44,50 @@ command -v "$PG_BINDIR/pgbench" >/dev/null || die "no pgbench in $PG_BINDIR"
 
 verdict() { if awk "BEGIN { exit !($1) }"; then echo PASS; else echo MISS; fi; }
 
-# tps TRACK — one pgbench -S run with the counters TRACK (on/off); prints its TPS
-tps() {
-    as_postgres env PGOPTIONS="-c cachectl.track_reads=$1" \
+# children_cpu_ticks — CPU time of the postmaster's children that ended
+# (its cutime + cstime): a run's backends exit with their pgbench, so the
+# change over a run is their CPU, whatever the client or the host's
+# stolen time did to the wall clock
+children_cpu_ticks() {
+    awk '{ print $16 + $17 }' "/proc/$(head -n1 "$CLUSTER_DIR/data/postmaster.pid")/stat"
+}
+TICKS_PER_SECOND=$(getconf CLK_TCK)
+
+# run TRACK — one pgbench -S run with the counters TRACK (on/off); prints
+# its TPS and its backends' CPU microseconds per transaction
+run() {
+    local before out transactions
+    before=$(children_cpu_ticks)
+    out=$(as_postgres env PGOPTIONS="-c cachectl.track_reads=$1" \
         "$PG_BINDIR/pgbench" -n -S -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
-        -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres 2>&1 |
-        awk '/^tps = / { print $3; exit }'
+        -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres 2>&1)
+    sleep 0.5   # the backends exit and are reaped
+    transactions=$(awk '/actually processed/ { print $NF; exit }' <<<"$out")
+    echo "$(awk '/^tps = / { print $3; exit }' <<<"$out") $(calc "($(children_cpu_ticks) - $before) * 1e6 / $TICKS_PER_SECOND / $transactions")"
 }
 
-# pair FIRST SECOND — one round: a run each way, in the order given (the
-# order alternates from round to round, so a drift of the machine's speed
-# favours neither); prints "TPS_FIRST TPS_SECOND"
-pair() { echo "$(tps "$1") $(tps "$2")"; }
-
-# measure NAME A B — ROUNDS rounds of A against B, the order alternating;
-# prints each round and the median of B/A; sets RATIO
+# measure NAME A B — ROUNDS rounds of A against B, the order alternating
+# from round to round (a drift of the machine's speed favours neither);
+# prints each round, the medians and the median of B/A, by TPS and by the
+# backends' CPU per transaction; sets RATIO (TPS) and CPU_RATIO
 measure() {
-    local name=$1 a_way=$2 b_way=$3 a_runs=() b_runs=() ratios=() a b
+    local name=$1 a_way=$2 b_way=$3 ratios=() cpu_ratios=() a_cpu_runs=() b_cpu_runs=()
+    local a b a_cpu b_cpu
     for round in $(seq 1 "$ROUNDS"); do
-        if [ $((round % 2)) = 1 ]; then read -r a b <<<"$(pair "$a_way" "$b_way")"
-        else read -r b a <<<"$(pair "$b_way" "$a_way")"; fi
-        a_runs+=("$a") b_runs+=("$b") ratios+=("$(calc "$b / $a")")
-        say "    round $round: $a_way $(fmt "$a" 0) TPS, $b_way $(fmt "$b" 0) TPS ($(fmt "$b / $a" 3)×)"
+        if [ $((round % 2)) = 1 ]; then
+            read -r a a_cpu <<<"$(run "$a_way")"
+            read -r b b_cpu <<<"$(run "$b_way")"
+        else
+            read -r b b_cpu <<<"$(run "$b_way")"
+            read -r a a_cpu <<<"$(run "$a_way")"
+        fi
+        ratios+=("$(calc "$b / $a")") cpu_ratios+=("$(calc "$a_cpu / $b_cpu")")
+        a_cpu_runs+=("$a_cpu") b_cpu_runs+=("$b_cpu")
+        say "    round $round: $a_way $(fmt "$a" 0) TPS ($(fmt "$a_cpu" 1) µs CPU/tx), $b_way $(fmt "$b" 0) TPS ($(fmt "$b_cpu" 1) µs CPU/tx)"
     done
     RATIO=$(median_of "${ratios[@]}")
-    local a_median b_median
-    a_median=$(median_of "${a_runs[@]}") b_median=$(median_of "${b_runs[@]}")
-    say "  $name: median TPS $(fmt "$a_median" 0) and $(fmt "$b_median" 0) ($(fmt "$b_median / $a_median" 3)×); median of the rounds' ratios $(fmt "$RATIO" 3)×"
+    CPU_RATIO=$(median_of "${cpu_ratios[@]}")
+    say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×; backends' CPU per transaction $(fmt "$(median_of "${a_cpu_runs[@]}")" 1) and $(fmt "$(median_of "${b_cpu_runs[@]}")" 1) µs, median ratio (as throughput) $(fmt "$CPU_RATIO" 3)×"
 }
 
 bench_start relation_reads
@@ -90,15 +110,16 @@ for working_set in shared os; do
     [ "$working_set" = shared ] &&
         sql -c "SELECT count(*) FROM cachectl.prewarm('pgbench_accounts', 'shared')" \
             -c "SELECT count(*) FROM cachectl.prewarm('pgbench_accounts_pkey', 'shared')" >/dev/null
-    tps off >/dev/null   # warms the caches and the connections' paths
+    run off >/dev/null   # warms the caches and the connections' paths
     say "  $working_set: PostgreSQL $(sql -c 'SHOW server_version'), shared_buffers $pool, pgbench scale $scale ($(sql -c "SELECT pg_size_pretty(pg_relation_size('pgbench_accounts'))") accounts), $CLIENTS clients, $ROUNDS rounds of ${SECONDS_PER_RUN} s"
     emit_info "premises_$working_set" "shared_buffers=$pool scale=$scale clients=$CLIENTS rounds=$ROUNDS seconds=$SECONDS_PER_RUN"
     # the noise floor first: the same runs both ways, counters off
     measure "$working_set, off against off (noise floor)" off off
-    emit_info "noise_floor_$working_set" "$(fmt "$RATIO" 3)"
+    emit_info "noise_floor_$working_set" "tps=$(fmt "$RATIO" 3) cpu=$(fmt "$CPU_RATIO" 3)"
     measure "$working_set, on against off" off on
-    say "  $working_set: on/off $(fmt "$RATIO" 3)× (goal ≥ 0.97): $(verdict "$RATIO >= 0.97")"
+    say "  $working_set: on/off $(fmt "$RATIO" 3)× by TPS, $(fmt "$CPU_RATIO" 3)× by CPU per transaction (goal ≥ 0.97): $(verdict "$RATIO >= 0.97")"
     emit_goal "pgbench_S_$working_set" "$(fmt "$RATIO" 3)"
+    emit_info "cpu_per_tx_ratio_$working_set" "$(fmt "$CPU_RATIO" 3)"
     say "    counted with it on: $(sql -c "SELECT 'pgbench_accounts shared hits ' || shared_hit_blocks || ', reads ' || read_blocks || ' (page cache ' || os_hit_blocks || ', device ' || device_read_blocks || ', unsplit ' || unsplit_read_blocks || ')' FROM cachectl.relation_reads WHERE relation = 'pgbench_accounts'")"
     cluster_stop
 done
