@@ -198,12 +198,9 @@ find_node_bound(PlanState *state, void *context)
 }
 
 int
-plan_node_id_bound(PlanState *top)
+read_tracker_node_bound(const ReadTracker *tracker)
 {
-	int			bound = 0;
-
-	(void) find_node_bound(top, &bound);
-	return bound;
+	return tracker->node_count;
 }
 
 static bool
@@ -246,7 +243,8 @@ read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 		ereport(ERROR,
 				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 				 errmsg("the reads of a query run inside a query whose reads are tracked cannot be tracked")));
-	bound = plan_node_id_bound(desc->planstate);
+	bound = 0;
+	(void) find_node_bound(desc->planstate, &bound);
 	tracker = MemoryContextAllocZero(query_context, sizeof(ReadTracker));
 	tracker->node_count = bound;
 	tracker->nodes = MemoryContextAllocZero(query_context, sizeof(TrackedNode) * Max(bound, 1));

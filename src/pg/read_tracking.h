@@ -51,9 +51,6 @@ typedef struct QueryReads
  */
 extern const char *read_sources_unknowable(void);
 
-/* One more than the largest plan_node_id under top: the size of an array by node id. */
-extern int	plan_node_id_bound(PlanState *top);
-
 /* True while a query is tracked (one at a time per backend). */
 extern bool read_tracking_active(void);
 /* True while this tracker's query runs (compared, never dereferenced: it may be freed). */
@@ -89,6 +86,9 @@ extern ReadCounters read_counters_since_last_look(void);
  * library tracks already (another of its hooks) gets that tracker.
  */
 extern ReadTracker *read_tracker_start(QueryDesc *desc, const ReadCounters *before_start);
+/* One more than the largest plan_node_id of its query: the size of an array by node id. */
+extern int	read_tracker_node_bound(const ReadTracker *tracker);
+
 /* The running tracker of this query (started by this library), or NULL. */
 extern ReadTracker *read_tracker_of(const QueryDesc *desc);
 

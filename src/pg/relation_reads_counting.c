@@ -291,7 +291,8 @@ start_counting(QueryDesc *desc, const ReadCounters *before)
 	query->sources_known = read_sources_unknowable() == NULL;
 	query->relation_capacity = 8;
 	query->relations = palloc(sizeof(CountedRelation) * query->relation_capacity);
-	query->node_bound = plan_node_id_bound(desc->planstate);
+	/* the tracker walked the plan already: its bound, not a second walk */
+	query->node_bound = read_tracker_node_bound(tracker);
 	query->nodes = palloc0(sizeof(NodeRelations) * Max(query->node_bound, 1));
 	(void) find_members(desc->planstate, query);
 	read_tracker_set_sink(tracker, span_to_relations, query);
