@@ -54,10 +54,21 @@ struct ReadTracker
 	void	   *sink_arg;
 	bool		stopped;
 	QueryReads	query;			/* summed by read_tracker_stop() */
+	MemoryContextCallback on_free;	/* registered with the query's memory */
 };
 
 /* The tracker whose nodes are wrapped (one query at a time per backend). */
 static ReadTracker *active_tracker = NULL;
+
+/*
+ * The backend's own tracker, reused from query to query while its last
+ * query's memory is gone (so a query tracked while the per-relation
+ * counters are on allocates nothing: pgbench -S spent 1 % of its
+ * instructions making room for a tracker in the executor's memory).
+ */
+static ReadTracker *spare_tracker = NULL;
+static int	spare_node_capacity = 0;
+static bool spare_in_use = false;
 
 const char *
 read_sources_unknowable(void)
@@ -226,14 +237,49 @@ forget_tracker(void *argument)
 {
 	if (active_tracker == argument)
 		active_tracker = NULL;
+	if (spare_tracker == argument)
+		spare_in_use = false;
+}
+
+/* An empty tracker for a plan of bound nodes: the spare, or (nested in its use) a new one in the query's memory. */
+static ReadTracker *
+empty_tracker(MemoryContext query_context, int bound)
+{
+	ReadTracker *tracker;
+
+	if (spare_in_use)
+	{
+		tracker = MemoryContextAllocZero(query_context, sizeof(ReadTracker));
+		tracker->nodes = MemoryContextAllocZero(query_context, sizeof(TrackedNode) * Max(bound, 1));
+		return tracker;
+	}
+	if (spare_tracker == NULL)
+		spare_tracker = MemoryContextAlloc(TopMemoryContext, sizeof(ReadTracker));
+	if (spare_node_capacity < Max(bound, 1))
+	{
+		TrackedNode *nodes = spare_node_capacity == 0 ? NULL : spare_tracker->nodes;
+
+		spare_node_capacity = Max(Max(bound, 1), spare_node_capacity * 2);
+		nodes = nodes == NULL ? MemoryContextAlloc(TopMemoryContext, sizeof(TrackedNode) * spare_node_capacity) :
+			repalloc(nodes, sizeof(TrackedNode) * spare_node_capacity);
+		spare_tracker->nodes = nodes;
+	}
+	tracker = spare_tracker;
+	{
+		TrackedNode *nodes = tracker->nodes;
+
+		memset(tracker, 0, sizeof(ReadTracker));
+		memset(nodes, 0, sizeof(TrackedNode) * Max(bound, 1));
+		tracker->nodes = nodes;
+	}
+	spare_in_use = true;
+	return tracker;
 }
 
 ReadTracker *
 read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 {
-	MemoryContext query_context = desc->estate->es_query_cxt;
 	ReadTracker *tracker;
-	MemoryContextCallback *callback;
 	int			bound;
 
 	/* started already by another hook of this library (the per-relation counters) */
@@ -245,15 +291,14 @@ read_tracker_start(QueryDesc *desc, const ReadCounters *before_start)
 				 errmsg("the reads of a query run inside a query whose reads are tracked cannot be tracked")));
 	bound = 0;
 	(void) find_node_bound(desc->planstate, &bound);
-	tracker = MemoryContextAllocZero(query_context, sizeof(ReadTracker));
+	tracker = empty_tracker(desc->estate->es_query_cxt, bound);
 	tracker->node_count = bound;
-	tracker->nodes = MemoryContextAllocZero(query_context, sizeof(TrackedNode) * Max(bound, 1));
 	tracker->top = desc->planstate;
+	/* from here the tracker is forgotten with its query's memory, however it ends */
+	tracker->on_free.func = forget_tracker;
+	tracker->on_free.arg = tracker;
+	MemoryContextRegisterResetCallback(desc->estate->es_query_cxt, &tracker->on_free);
 	(void) wrap_node(desc->planstate, tracker);
-	callback = MemoryContextAllocZero(query_context, sizeof(MemoryContextCallback));
-	callback->func = forget_tracker;
-	callback->arg = tracker;
-	MemoryContextRegisterResetCallback(query_context, callback);
 	tracker->usage_at_start = before_start->usage;
 	tracker->reads_seen = CACHECTL_KERNEL_READ_BLOCKS(&before_start->usage);
 	tracker->device_bytes_seen = before_start->device_bytes;
@@ -329,6 +374,12 @@ read_tracker_set_sink(ReadTracker *tracker, ReadSpanSink sink, void *arg)
 {
 	tracker->sink = sink;
 	tracker->sink_arg = arg;
+}
+
+void *
+read_tracker_sink_arg(const ReadTracker *tracker, ReadSpanSink sink)
+{
+	return tracker->sink == sink ? tracker->sink_arg : NULL;
 }
 
 QueryReads

@@ -53,7 +53,11 @@ extern const char *read_sources_unknowable(void);
 
 /* True while a query is tracked (one at a time per backend). */
 extern bool read_tracking_active(void);
-/* True while this tracker's query runs (compared, never dereferenced: it may be freed). */
+/*
+ * True while this tracker's query runs (compared, never dereferenced: it may
+ * be freed, or be the backend's spare tracking a later query: see
+ * read_tracker_tracks).
+ */
 extern bool read_tracker_running(const ReadTracker *tracker);
 /* True if a running tracker wraps this plan node (of its query, not another's). */
 extern bool read_tracker_tracks(const ReadTracker *tracker, const PlanState *state);
@@ -98,6 +102,8 @@ extern ReadTracker *read_tracker_of(const QueryDesc *desc);
  */
 typedef void (*ReadSpanSink) (void *arg, PlanState *node, const cachectl_read_sources *span);
 extern void read_tracker_set_sink(ReadTracker *tracker, ReadSpanSink sink, void *arg);
+/* The argument the tracker's sink is given, if its sink is this one; else NULL. */
+extern void *read_tracker_sink_arg(const ReadTracker *tracker, ReadSpanSink sink);
 
 /*
  * Takes the last sample (the reads since the last one were outside any

@@ -35,11 +35,27 @@ typedef struct RelationReadsShared
 	LWLock	   *lock;
 	slock_t		mutex;			/* guards overflow and reset_at */
 	TimestampTz reset_at;
+	uint64		generation;		/* changed by each reset (under the exclusive lock) */
 	RelationReadsEntry overflow;	/* the relations that found the table full */
 } RelationReadsShared;
 
 static RelationReadsShared *shared = NULL;
 static HTAB *table = NULL;
+
+/*
+ * The entries this backend found last, by relation (its database never
+ * changes): a query's counts reach an entry found before without a hash
+ * lookup.  Entries stay where they are until a reset, which changes the
+ * generation.
+ */
+#define KNOWN_ENTRIES 64
+typedef struct KnownEntry
+{
+	Oid			relation;
+	uint64		generation;		/* 0: empty */
+	RelationReadsEntry *entry;
+} KnownEntry;
+static KnownEntry known_entries[KNOWN_ENTRIES];
 
 static shmem_request_hook_type previous_request_hook = NULL;
 static shmem_startup_hook_type previous_startup_hook = NULL;
@@ -77,6 +93,7 @@ attach_memory(void)
 		SpinLockInit(&shared->mutex);
 		SpinLockInit(&shared->overflow.mutex);
 		shared->reset_at = GetCurrentTimestamp();
+		shared->generation = 1;
 	}
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(RelationReadsKey);
@@ -133,67 +150,109 @@ relation_reads_available(void)
 static void
 add_to_entry(RelationReadsEntry *entry, int64 shared_hit_blocks, const cachectl_relation_reads *reads)
 {
+	/* most queries read nothing from the kernel: their reads need no sum */
+	bool		any_reads = reads->read_blocks != 0 || reads->device_read_bytes != 0;
+
 	SpinLockAcquire(&entry->mutex);
 	entry->shared_hit_blocks += shared_hit_blocks;
-	cachectl_relation_reads_add(&entry->reads, reads);
+	if (any_reads)
+		cachectl_relation_reads_add(&entry->reads, reads);
 	SpinLockRelease(&entry->mutex);
 }
 
 /* A new entry's names, looked up before the lock is taken. */
-static void
-name_entry(RelationReadsEntry *entry, const char *database, const char *schema, const char *relation,
-		   char relkind)
+typedef struct EntryNames
 {
-	strlcpy(entry->database_name, database, NAMEDATALEN);
-	strlcpy(entry->schema_name, schema, NAMEDATALEN);
-	strlcpy(entry->relation_name, relation, NAMEDATALEN);
-	entry->relkind = relkind;
+	const char *database;
+	const char *schema;
+	const char *relation;
+	char		relkind;
+} EntryNames;
+
+/* Catalog lookups may fail: never under the lock. */
+static EntryNames
+names_of(Relation rel)
+{
+	EntryNames	names = {"", "", "", '\0'};
+	const char *database = get_database_name(MyDatabaseId);
+
+	if (database != NULL)
+		names.database = database;
+	if (rel != NULL)
+	{
+		const char *schema = get_namespace_name(RelationGetNamespace(rel));
+
+		if (schema != NULL)
+			names.schema = schema;
+		names.relation = RelationGetRelationName(rel);
+		names.relkind = rel->rd_rel->relkind;
+	}
+	return names;
+}
+
+static void
+name_entry(RelationReadsEntry *entry, const EntryNames *names)
+{
+	strlcpy(entry->database_name, names->database, NAMEDATALEN);
+	strlcpy(entry->schema_name, names->schema, NAMEDATALEN);
+	strlcpy(entry->relation_name, names->relation, NAMEDATALEN);
+	entry->relkind = names->relkind;
 	entry->shared_hit_blocks = 0;
 	memset(&entry->reads, 0, sizeof(entry->reads));
 	SpinLockInit(&entry->mutex);
 }
 
-void
-relation_reads_add(Relation rel, int64 shared_hit_blocks, const cachectl_relation_reads *reads)
+static bool
+delta_is_empty(const RelationReadsDelta *delta)
+{
+	return delta->shared_hit_blocks == 0 && delta->reads.read_blocks == 0 && delta->reads.device_read_bytes == 0;
+}
+
+static RelationReadsKey
+key_of(const RelationReadsDelta *delta)
 {
 	RelationReadsKey key;
-	RelationReadsEntry *entry;
-	const char *database;
-	const char *schema = "";
-	const char *relation = "";
-	char		relkind = '\0';
 
-	if (!relation_reads_available() || (shared_hit_blocks == 0 && reads->read_blocks == 0 &&
-										reads->device_read_bytes == 0))
-		return;
 	memset(&key, 0, sizeof(key));
 	key.database = MyDatabaseId;
-	key.relation = rel != NULL ? RelationGetRelid(rel) : InvalidOid;
+	key.relation = delta->rel != NULL ? RelationGetRelid(delta->rel) : InvalidOid;
+	return key;
+}
 
-	LWLockAcquire(shared->lock, LW_SHARED);
-	entry = hash_search(table, &key, HASH_FIND, NULL);
-	if (entry != NULL)
-	{
-		add_to_entry(entry, shared_hit_blocks, reads);
-		LWLockRelease(shared->lock);
-		return;
-	}
-	LWLockRelease(shared->lock);
+/* Keeps where a relation's entry is (NULL: it has none yet), for find_entry. */
+static RelationReadsEntry *
+remember_entry(RelationReadsEntry *entry)
+{
+	KnownEntry *known;
 
-	/* names first: a catalog lookup may fail, and must not under the lock */
-	database = get_database_name(MyDatabaseId);
-	if (database == NULL)
-		database = "";
-	if (rel != NULL)
-	{
-		schema = get_namespace_name(RelationGetNamespace(rel));
-		relation = RelationGetRelationName(rel);
-		relkind = rel->rd_rel->relkind;
-		if (schema == NULL)
-			schema = "";
-	}
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	entry = hash_search(table, &key, HASH_FIND, NULL);
+	if (entry == NULL)
+		return NULL;
+	known = &known_entries[entry->key.relation % KNOWN_ENTRIES];
+	known->relation = entry->key.relation;
+	known->generation = shared->generation;
+	known->entry = entry;
+	return entry;
+}
+
+/* The entry of a relation, or NULL if it has none; under the lock (either mode). */
+static RelationReadsEntry *
+find_entry(const RelationReadsDelta *delta)
+{
+	RelationReadsKey key = key_of(delta);
+	KnownEntry *known = &known_entries[key.relation % KNOWN_ENTRIES];
+
+	if (known->generation == shared->generation && known->relation == key.relation)
+		return known->entry;
+	return remember_entry(hash_search(table, &key, HASH_FIND, NULL));
+}
+
+/* A relation first counted (or counted again after a reset): under the exclusive lock. */
+static void
+add_new(const RelationReadsDelta *delta, const EntryNames *names)
+{
+	RelationReadsKey key = key_of(delta);
+	RelationReadsEntry *entry = find_entry(delta);
+
 	/* the bound is the setting's, not what the memory's slack would hold */
 	if (entry == NULL && hash_get_num_entries(table) < cachectl_track_reads_max_relations_setting)
 	{
@@ -201,12 +260,47 @@ relation_reads_add(Relation rel, int64 shared_hit_blocks, const cachectl_relatio
 
 		entry = hash_search(table, &key, HASH_ENTER_NULL, &found);
 		if (entry != NULL && !found)
-			name_entry(entry, database, schema, relation, relkind);
+			name_entry(entry, names);
+		(void) remember_entry(entry);
 	}
-	if (entry != NULL)
-		add_to_entry(entry, shared_hit_blocks, reads);
-	else
-		add_to_entry(&shared->overflow, shared_hit_blocks, reads);
+	add_to_entry(entry != NULL ? entry : &shared->overflow, delta->shared_hit_blocks, &delta->reads);
+}
+
+void
+relation_reads_add(const RelationReadsDelta *deltas, int count)
+{
+	int			missing = 0;
+	int			few[16];
+	int		   *missing_at;
+	EntryNames *names;
+
+	if (!relation_reads_available())
+		return;
+	/* no allocation under the lock */
+	missing_at = count <= lengthof(few) ? few : palloc(sizeof(int) * count);
+	LWLockAcquire(shared->lock, LW_SHARED);
+	for (int i = 0; i < count; i++)
+	{
+		RelationReadsEntry *entry;
+
+		if (delta_is_empty(&deltas[i]))
+			continue;
+		entry = find_entry(&deltas[i]);
+		if (entry != NULL)
+			add_to_entry(entry, deltas[i].shared_hit_blocks, &deltas[i].reads);
+		else
+			missing_at[missing++] = i;
+	}
+	LWLockRelease(shared->lock);
+	if (missing == 0)
+		return;
+
+	names = palloc(sizeof(EntryNames) * missing);
+	for (int m = 0; m < missing; m++)
+		names[m] = names_of(deltas[missing_at[m]].rel);
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	for (int m = 0; m < missing; m++)
+		add_new(&deltas[missing_at[m]], &names[m]);
 	LWLockRelease(shared->lock);
 }
 
@@ -256,6 +350,8 @@ relation_reads_reset(void)
 	SpinLockAcquire(&shared->mutex);
 	shared->reset_at = now;
 	SpinLockRelease(&shared->mutex);
+	/* every backend's known entries are gone */
+	shared->generation++;
 	LWLockRelease(shared->lock);
 	return now;
 }

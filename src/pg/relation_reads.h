@@ -9,6 +9,7 @@
 
 #include "datatype/timestamp.h"
 #include "storage/spin.h"
+#include "utils/relcache.h"
 
 #include "pg_cachectl/read_sources.h"
 
@@ -33,6 +34,20 @@ typedef struct RelationReadsEntry
 	int64		shared_hit_blocks;
 	cachectl_relation_reads reads;
 } RelationReadsEntry;
+
+/* One query's counts of one relation (rel NULL: its database's other reads). */
+typedef struct RelationReadsDelta
+{
+	Relation	rel;			/* open: its names are taken when first counted */
+	int64		shared_hit_blocks;
+	cachectl_relation_reads reads;
+} RelationReadsDelta;
+
+/*
+ * Adds a query's counts to the table, in one acquisition of the lock (two
+ * when some relation is new: its names are looked up between them).
+ */
+extern void relation_reads_add(const RelationReadsDelta *deltas, int count);
 
 /* Defines the settings; from shared_preload_libraries, also the memory and the hooks. */
 extern void relation_reads_init(bool preloading);

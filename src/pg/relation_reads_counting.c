@@ -35,44 +35,69 @@
 #include "relation_reads.h"
 #include "relation_reads_counting.h"
 
-/* One relation a query's nodes read. */
-typedef struct CountedRelation
+/*
+ * What a query knew of a relation's pg_stat pending counters when it last
+ * looked (deltas[i] of the same index holds what it counted).
+ */
+typedef struct RelationSeen
 {
-	Relation	rel;			/* open until ExecutorEnd */
-	void	   *stat_entry_seen;	/* its pending pg_stat counters when last read */
-	int64		reads_seen;		/* fetched less hit then */
-	int64		hits_seen;
-	int64		shared_hit_blocks;
-	cachectl_relation_reads reads;
-} CountedRelation;
+	void	   *stat_entry;		/* its pending pg_stat counters then */
+	int64		reads;			/* fetched less hit then */
+	int64		hits;
+} RelationSeen;
 
-/* The relations of one plan node, and room to split a span between them. */
+/* The relations of one plan node: members[first .. first + count - 1]. */
 typedef struct NodeRelations
 {
+	int			first;
 	int			count;
-	int		   *members;		/* indexes into CountedQuery.relations */
-	int64	   *blocks;			/* per member, for one span */
-	cachectl_relation_reads *shares;	/* count + 1: the last is other's */
 } NodeRelations;
 
+/*
+ * One query's counts.  A backend counts one query at a time (as it tracks
+ * one), so the state and its arrays are the backend's, kept from query to
+ * query and grown to the largest plan seen: a query without reads
+ * (pgbench -S from shared buffers) allocates nothing here, and pays one walk
+ * of its plan at its start and one lock at its end.
+ */
 typedef struct CountedQuery
 {
-	QueryDesc  *desc;
+	/* deltas[0] is the database's other reads (rel NULL); 1.. the relations */
 	int			relation_count;
 	int			relation_capacity;
-	CountedRelation *relations;
+	RelationReadsDelta *deltas;
+	RelationSeen *seen;
+	int			member_count;
+	int			member_capacity;
+	int		   *members;		/* indexes into deltas, by node */
 	int			node_bound;
+	int			node_capacity;
 	NodeRelations *nodes;		/* by plan_node_id */
+	int			widest_node;	/* the most members of one node */
+	int			split_capacity;
+	int64	   *split_blocks;	/* room for widest_node */
+	cachectl_relation_reads *split_shares;	/* room for widest_node + 1 */
 	bool		has_gather;
 	bool		sources_known;	/* false with io_method = worker: every block unsplit */
-	cachectl_relation_reads other;
 } CountedQuery;
+
+static CountedQuery counting;
+
+/* Grows a backend-lifetime array to hold at least needed elements. */
+static void *
+grow_to(void *array, int *capacity, int needed, Size element)
+{
+	int			grown = Max(*capacity, 8);
+
+	while (grown < needed)
+		grown *= 2;
+	array = array == NULL ? MemoryContextAlloc(TopMemoryContext, element * grown) : repalloc(array, element * grown);
+	*capacity = grown;
+	return array;
+}
 
 static ExecutorStart_hook_type previous_executor_start = NULL;
 static ExecutorEnd_hook_type previous_executor_end = NULL;
-
-/* The query being counted (one at a time, as the tracker). */
-static CountedQuery *counted = NULL;
 
 /* pg_stat's pending counts of a relation in this backend. */
 static void *
@@ -95,99 +120,121 @@ stat_counts(Relation rel, int64 *reads, int64 *hits)
 }
 
 /*
- * The blocks the relation read since it was last looked at; a new pending
+ * The blocks relation i read since it was last looked at; a new pending
  * entry (the old one was flushed: a cursor across transactions) counts from 0.
  */
 static int64
-reads_since_seen(CountedRelation *relation)
+reads_since_seen(CountedQuery *query, int i)
 {
+	RelationSeen *seen = &query->seen[i];
 	int64		reads;
 	int64		hits;
-	void	   *entry = stat_counts(relation->rel, &reads, &hits);
-	int64		since = entry == relation->stat_entry_seen ? reads - relation->reads_seen : reads;
+	void	   *entry = stat_counts(query->deltas[i].rel, &reads, &hits);
+	int64		since = entry == seen->stat_entry ? reads - seen->reads : reads;
 
-	if (entry != relation->stat_entry_seen)
+	if (entry != seen->stat_entry)
 	{
-		relation->shared_hit_blocks += hits;
-		relation->hits_seen = hits;
+		query->deltas[i].shared_hit_blocks += hits;
+		seen->hits = hits;
 	}
-	relation->stat_entry_seen = entry;
-	relation->reads_seen = reads;
+	seen->stat_entry = entry;
+	seen->reads = reads;
 	return Max(since, 0);
+}
+
+static inline void *
+room_for(void *array, int *capacity, int needed, Size element)
+{
+	return likely(array != NULL && needed <= *capacity) ? array : grow_to(array, capacity, needed, element);
+}
+
+/* Makes room for one more relation. */
+static void
+room_for_relation(CountedQuery *query)
+{
+	int			capacity;
+
+	if (likely(query->deltas != NULL && query->relation_count < query->relation_capacity))
+		return;
+	capacity = query->relation_capacity;
+
+	query->deltas = room_for(query->deltas, &capacity, query->relation_count + 1, sizeof(RelationReadsDelta));
+	capacity = query->relation_capacity;
+	query->seen = room_for(query->seen, &capacity, query->relation_count + 1, sizeof(RelationSeen));
+	query->relation_capacity = capacity;
 }
 
 static int
 relation_index(CountedQuery *query, Relation rel)
 {
-	CountedRelation *relation;
+	int			i;
 
-	for (int i = 0; i < query->relation_count; i++)
-		if (query->relations[i].rel == rel || RelationGetRelid(query->relations[i].rel) == RelationGetRelid(rel))
+	for (i = 1; i < query->relation_count; i++)
+		if (query->deltas[i].rel == rel || RelationGetRelid(query->deltas[i].rel) == RelationGetRelid(rel))
 			return i;
-	if (query->relation_count == query->relation_capacity)
-	{
-		query->relation_capacity *= 2;
-		query->relations = repalloc(query->relations, sizeof(CountedRelation) * query->relation_capacity);
-	}
-	relation = &query->relations[query->relation_count];
-	memset(relation, 0, sizeof(*relation));
-	relation->rel = rel;
-	relation->stat_entry_seen = stat_counts(rel, &relation->reads_seen, &relation->hits_seen);
-	return query->relation_count++;
+	room_for_relation(query);
+	i = query->relation_count++;
+	memset(&query->deltas[i], 0, sizeof(RelationReadsDelta));
+	query->deltas[i].rel = rel;
+	query->seen[i].stat_entry = stat_counts(rel, &query->seen[i].reads, &query->seen[i].hits);
+	return i;
 }
 
+/* Adds a relation to the node whose members end the array (once). */
 static void
-add_member(CountedQuery *query, List **members, Relation rel)
+add_member(CountedQuery *query, NodeRelations *node, Relation rel)
 {
 	int			index;
 
 	if (rel == NULL)
 		return;
 	index = relation_index(query, rel);
-	if (!list_member_int(*members, index))
-		*members = lappend_int(*members, index);
+	for (int m = node->first; m < node->first + node->count; m++)
+		if (query->members[m] == index)
+			return;
+	query->members = room_for(query->members, &query->member_capacity, query->member_count + 1, sizeof(int));
+	query->members[query->member_count++] = index;
+	node->count++;
 }
 
 /* The indexes a bitmap heap scan's bitmap reads (run inside its call). */
 static void
-add_bitmap_indexes(CountedQuery *query, List **members, PlanState *state)
+add_bitmap_indexes(CountedQuery *query, NodeRelations *node, PlanState *state)
 {
 	if (state == NULL)
 		return;
 	if (IsA(state, BitmapIndexScanState))
-		add_member(query, members, ((BitmapIndexScanState *) state)->biss_RelationDesc);
+		add_member(query, node, ((BitmapIndexScanState *) state)->biss_RelationDesc);
 	else if (IsA(state, BitmapAndState))
 		for (int i = 0; i < ((BitmapAndState *) state)->nplans; i++)
-			add_bitmap_indexes(query, members, ((BitmapAndState *) state)->bitmapplans[i]);
+			add_bitmap_indexes(query, node, ((BitmapAndState *) state)->bitmapplans[i]);
 	else if (IsA(state, BitmapOrState))
 		for (int i = 0; i < ((BitmapOrState *) state)->nplans; i++)
-			add_bitmap_indexes(query, members, ((BitmapOrState *) state)->bitmapplans[i]);
+			add_bitmap_indexes(query, node, ((BitmapOrState *) state)->bitmapplans[i]);
 }
 
-static List *
-node_members(CountedQuery *query, PlanState *state)
+static void
+add_node_members(CountedQuery *query, NodeRelations *node, PlanState *state)
 {
-	List	   *members = NIL;
-
 	switch (nodeTag(state))
 	{
 		case T_SeqScanState:
 		case T_SampleScanState:
 		case T_TidScanState:
 		case T_TidRangeScanState:
-			add_member(query, &members, ((ScanState *) state)->ss_currentRelation);
+			add_member(query, node, ((ScanState *) state)->ss_currentRelation);
 			break;
 		case T_IndexScanState:
-			add_member(query, &members, ((ScanState *) state)->ss_currentRelation);
-			add_member(query, &members, ((IndexScanState *) state)->iss_RelationDesc);
+			add_member(query, node, ((ScanState *) state)->ss_currentRelation);
+			add_member(query, node, ((IndexScanState *) state)->iss_RelationDesc);
 			break;
 		case T_IndexOnlyScanState:
-			add_member(query, &members, ((ScanState *) state)->ss_currentRelation);
-			add_member(query, &members, ((IndexOnlyScanState *) state)->ioss_RelationDesc);
+			add_member(query, node, ((ScanState *) state)->ss_currentRelation);
+			add_member(query, node, ((IndexOnlyScanState *) state)->ioss_RelationDesc);
 			break;
 		case T_BitmapHeapScanState:
-			add_member(query, &members, ((ScanState *) state)->ss_currentRelation);
-			add_bitmap_indexes(query, &members, outerPlanState(state));
+			add_member(query, node, ((ScanState *) state)->ss_currentRelation);
+			add_bitmap_indexes(query, node, outerPlanState(state));
 			break;
 		case T_ModifyTableState:
 			{
@@ -197,16 +244,15 @@ node_members(CountedQuery *query, PlanState *state)
 				{
 					ResultRelInfo *result = &modify->resultRelInfo[i];
 
-					add_member(query, &members, result->ri_RelationDesc);
+					add_member(query, node, result->ri_RelationDesc);
 					for (int j = 0; j < result->ri_NumIndices; j++)
-						add_member(query, &members, result->ri_IndexRelationDescs[j]);
+						add_member(query, node, result->ri_IndexRelationDescs[j]);
 				}
 			}
 			break;
 		default:
 			break;
 	}
-	return members;
 }
 
 static bool
@@ -215,20 +261,15 @@ find_members(PlanState *state, void *context)
 	CountedQuery *query = context;
 	int			id = state->plan->plan_node_id;
 
-	if (id >= 0 && id < query->node_bound && query->nodes[id].members == NULL)
+	/* a node seen twice (a subplan's shared state) keeps its first members */
+	if (id >= 0 && id < query->node_bound && query->nodes[id].first < 0)
 	{
 		NodeRelations *node = &query->nodes[id];
-		List	   *members = node_members(query, state);
-		int			i = 0;
-		ListCell   *cell;
 
-		node->count = list_length(members);
-		node->members = palloc(sizeof(int) * Max(node->count, 1));
-		node->blocks = palloc(sizeof(int64) * Max(node->count, 1));
-		node->shares = palloc(sizeof(cachectl_relation_reads) * (node->count + 1));
-		foreach(cell, members)
-			node->members[i++] = lfirst_int(cell);
-		list_free(members);
+		node->first = query->member_count;
+		node->count = 0;
+		add_node_members(query, node, state);
+		query->widest_node = Max(query->widest_node, node->count);
 	}
 	if (IsA(state, GatherState) || IsA(state, GatherMergeState))
 		query->has_gather = true;
@@ -247,61 +288,73 @@ span_to_relations(void *arg, PlanState *state, const cachectl_read_sources *span
 	if (state == NULL || IsA(state, GatherState) || IsA(state, GatherMergeState))
 		return;
 	id = state->plan->plan_node_id;
-	if (id < 0 || id >= query->node_bound)
+	if (id < 0 || id >= query->node_bound || query->nodes[id].first < 0)
 		return;
 	node = &query->nodes[id];
 	if (node->count == 0 && query->has_gather)
 		return;
-	for (int i = 0; i < node->count; i++)
+	if (query->split_capacity < query->widest_node + 1)
 	{
-		int64		since = reads_since_seen(&query->relations[node->members[i]]);
+		int			capacity = query->split_capacity;
+
+		query->split_blocks = room_for(query->split_blocks, &capacity, query->widest_node + 1, sizeof(int64));
+		capacity = query->split_capacity;
+		query->split_shares = room_for(query->split_shares, &capacity, query->widest_node + 1,
+									   sizeof(cachectl_relation_reads));
+		query->split_capacity = capacity;
+	}
+	for (int m = 0; m < node->count; m++)
+	{
+		int64		since = reads_since_seen(query, query->members[node->first + m]);
 
 		/* one relation: the whole span is its own (its TOAST, its stream's reads ahead) */
-		node->blocks[i] = node->count == 1 ? span->read_blocks : since;
+		query->split_blocks[m] = node->count == 1 ? span->read_blocks : since;
 	}
-	memset(node->shares, 0, sizeof(cachectl_relation_reads) * (node->count + 1));
-	if (cachectl_read_sources_split(span, node->blocks, node->count, query->sources_known, node->shares,
-									&error) != CACHECTL_OK)
+	memset(query->split_shares, 0, sizeof(cachectl_relation_reads) * (node->count + 1));
+	if (cachectl_read_sources_split(span, query->split_blocks, node->count, query->sources_known,
+									query->split_shares, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
-	for (int i = 0; i < node->count; i++)
-		cachectl_relation_reads_add(&query->relations[node->members[i]].reads, &node->shares[i]);
-	cachectl_relation_reads_add(&query->other, &node->shares[node->count]);
+	for (int m = 0; m < node->count; m++)
+		cachectl_relation_reads_add(&query->deltas[query->members[node->first + m]].reads, &query->split_shares[m]);
+	cachectl_relation_reads_add(&query->deltas[0].reads, &query->split_shares[node->count]);
 }
 
-static void
-forget_counted(void *argument)
+/* The backend's counting state, emptied for a query of node_bound plan nodes. */
+static CountedQuery *
+new_counted_query(int node_bound)
 {
-	if (counted == argument)
-		counted = NULL;
+	CountedQuery *query = &counting;
+
+	query->nodes = room_for(query->nodes, &query->node_capacity, Max(node_bound, 1), sizeof(NodeRelations));
+	query->node_bound = node_bound;
+	for (int i = 0; i < node_bound; i++)
+		query->nodes[i].first = -1;
+	query->member_count = 0;
+	query->widest_node = 0;
+	query->has_gather = false;
+	/* deltas[0]: the database's other reads */
+	query->relation_count = 0;
+	room_for_relation(query);
+	memset(&query->deltas[0], 0, sizeof(RelationReadsDelta));
+	memset(&query->seen[0], 0, sizeof(RelationSeen));
+	query->relation_count = 1;
+	return query;
 }
 
 static void
 start_counting(QueryDesc *desc, const ReadCounters *before)
 {
-	MemoryContext query_context = desc->estate->es_query_cxt;
-	MemoryContext caller = MemoryContextSwitchTo(query_context);
 	ReadTracker *tracker = read_tracker_of(desc);
 	CountedQuery *query;
-	MemoryContextCallback *callback;
 
 	if (tracker == NULL)
 		tracker = read_tracker_start(desc, before);
-	query = palloc0(sizeof(CountedQuery));
-	query->desc = desc;
-	query->sources_known = read_sources_unknowable() == NULL;
-	query->relation_capacity = 8;
-	query->relations = palloc(sizeof(CountedRelation) * query->relation_capacity);
 	/* the tracker walked the plan already: its bound, not a second walk */
-	query->node_bound = read_tracker_node_bound(tracker);
-	query->nodes = palloc0(sizeof(NodeRelations) * Max(query->node_bound, 1));
+	query = new_counted_query(read_tracker_node_bound(tracker));
+	query->sources_known = read_sources_unknowable() == NULL;
 	(void) find_members(desc->planstate, query);
+	/* counted while its tracker runs: found again at ExecutorEnd through it (an error drops both) */
 	read_tracker_set_sink(tracker, span_to_relations, query);
-	callback = palloc0(sizeof(MemoryContextCallback));
-	callback->func = forget_counted;
-	callback->arg = query;
-	MemoryContextRegisterResetCallback(query_context, callback);
-	counted = query;
-	MemoryContextSwitchTo(caller);
 }
 
 static void
@@ -326,27 +379,29 @@ start_executor(QueryDesc *desc, int eflags)
 static void
 add_counted(CountedQuery *query)
 {
-	for (int i = 0; i < query->relation_count; i++)
+	for (int i = 1; i < query->relation_count; i++)
 	{
-		CountedRelation *relation = &query->relations[i];
+		RelationSeen *seen = &query->seen[i];
 		int64		reads;
 		int64		hits;
-		void	   *entry = stat_counts(relation->rel, &reads, &hits);
+		void	   *entry = stat_counts(query->deltas[i].rel, &reads, &hits);
 
-		relation->shared_hit_blocks += entry == relation->stat_entry_seen ? hits - relation->hits_seen : hits;
-		relation_reads_add(relation->rel, Max(relation->shared_hit_blocks, 0), &relation->reads);
+		query->deltas[i].shared_hit_blocks += entry == seen->stat_entry ? hits - seen->hits : hits;
+		query->deltas[i].shared_hit_blocks = Max(query->deltas[i].shared_hit_blocks, 0);
 	}
-	relation_reads_add(NULL, 0, &query->other);
+	relation_reads_add(query->deltas, query->relation_count);
 }
 
 static void
 end_executor(QueryDesc *desc)
 {
-	if (counted != NULL && counted->desc == desc)
-	{
-		CountedQuery *query = counted;
+	ReadTracker *tracker = read_tracker_of(desc);
+	CountedQuery *query = tracker != NULL ? read_tracker_sink_arg(tracker, span_to_relations) : NULL;
 
-		counted = NULL;
+	if (query != NULL)
+	{
+		/* counted once, even if a later hook fails and ExecutorEnd is not reached again */
+		read_tracker_set_sink(tracker, NULL, NULL);
 		add_counted(query);
 	}
 	if (previous_executor_end)

@@ -226,6 +226,42 @@ SELECT count(*) FROM cachectl.relation_reads
  WHERE read_blocks <> os_hit_blocks + device_read_blocks + unsplit_read_blocks OR read_blocks < 0}), 0,
 	'every row\'s parts add up to its reads');
 
+# ---- 4b. a session that knows its entries, across a reset by another ----
+# A backend remembers where its relations' rows are; a reset removes them.
+# A session that counted before another session's reset must count into
+# new rows after it (not into the removed ones).
+$node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
+my $reset_file = $node->basedir . '/reset_done';
+my ($known_out, $known_err) = ('', '');
+my $known_session = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
+DO \$\$
+DECLARE b int;
+BEGIN
+    SELECT abalance INTO b FROM pgbench_accounts WHERE aid = 1;
+    SELECT abalance INTO b FROM pgbench_accounts WHERE aid = 2;
+    FOR i IN 1..600 LOOP
+        EXIT WHEN pg_stat_file('$reset_file', true) IS NOT NULL;
+        PERFORM pg_sleep(0.05);
+    END LOOP;
+    FOR i IN 1..10 LOOP
+        SELECT abalance INTO b FROM pgbench_accounts WHERE aid = i * 1000;
+    END LOOP;
+END \$\$} ],
+	'>', \$known_out, '2>', \$known_err);
+ok($node->poll_query_until('postgres', q{
+SELECT count(*) = 1 FROM cachectl.relation_reads WHERE relation = 'pgbench_accounts' AND shared_hit_blocks >= 2}),
+	'the session counted its first two lookups');
+$node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
+open(my $done, '>', $reset_file) or die "$reset_file: $!";
+close($done);
+$known_session->finish;
+is($known_err, '', 'the session ended cleanly');
+my ($known_rows, $known_hits) = split /\|/, $node->safe_psql('postgres', q{
+SELECT count(*), coalesce(sum(shared_hit_blocks), 0) FROM cachectl.relation_reads WHERE relation = 'pgbench_accounts'});
+is($known_rows, 1, 'after the reset, its counts are in a new row');
+ok($known_hits >= 10 && $known_hits <= 20, "its 10 lookups after the reset counted: $known_hits shared hits");
+
 # ---- 5. what is not counted, settings, names, privileges, the bound ----
 $node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('t')});
 my $vacuum = reads_of(q{VACUUM t}, 't')->{t};
