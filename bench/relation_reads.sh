@@ -19,6 +19,9 @@
 # Beside the TPS, each run's backends' CPU per transaction (the
 # postmaster's reaped children's CPU time over the run): the wall clock of
 # this machine drifts ±10 % from run to run, their CPU much less.
+# Then, with the cluster stopped, the instructions a single-user backend
+# spends per pgbench -S statement with the counters off and on (callgrind:
+# a count, free of the machine's drift, of user space only).
 # Prints the premises, each run's figures, the median ratios and PASS/MISS.
 # A benchmark, not a test.
 #
@@ -90,6 +93,53 @@ measure() {
     say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×; backends' CPU per transaction $(fmt "$(median_of "${a_cpu_runs[@]}")" 1) and $(fmt "$(median_of "${b_cpu_runs[@]}")" 1) µs, median ratio (as throughput) $(fmt "$CPU_RATIO" 3)×"
 }
 
+# lookups_sql FIRST COUNT DISTINCT ROWS — COUNT pgbench -S lookups (the
+# statement pgbench -S sends), from lookup FIRST on, over DISTINCT accounts
+# spread over ROWS (DISTINCT 0: every lookup a new account)
+lookups_sql() {
+    awk -v first="$1" -v count="$2" -v distinct="$3" -v rows="$4" 'BEGIN {
+        for (i = first; i < first + count; i++) {
+            k = distinct > 0 ? i % distinct : i
+            printf "SELECT abalance FROM pgbench_accounts WHERE aid = %d;\n", (k * 7919) % rows + 1
+        }
+    }'
+}
+
+# callgrind_instructions TRACK QUERIES — the instructions a single-user
+# backend of the stopped cluster executes for the statements in QUERIES
+# (valgrind's callgrind: a count, not a time, so the machine's drift is
+# not in it), cachectl.track_reads TRACK
+callgrind_instructions() {
+    local out
+    out="$WORK/callgrind/$1.$(basename "$2")"
+    as_postgres valgrind --tool=callgrind --callgrind-out-file="$out" "$PG_BINDIR/postgres" --single \
+        -D "$CLUSTER_DIR/data" -c "cachectl.track_reads=$1" postgres <"$2" >/dev/null 2>&1
+    awk '/^summary:/ { print $2 }' "$out"
+}
+
+# instructions_per_lookup DISTINCT ROWS — per pgbench -S statement of a
+# single-user backend (the simple protocol's parse, plan and execution, as
+# pgbench -S's backends do), counters off and on: the instructions of 3,000
+# lookups less those of their first 1,000 (which warm the caches), over 2,000
+INSTRUCTION_LOOKUPS=2000
+instructions_per_lookup() {
+    lookups_sql 0 1000 "$1" "$2" >"$WORK/callgrind/warm.sql"
+    lookups_sql 0 $((1000 + INSTRUCTION_LOOKUPS)) "$1" "$2" >"$WORK/callgrind/all.sql"
+    local track off_per on_per
+    for track in off on; do
+        local warm all
+        warm=$(callgrind_instructions "$track" "$WORK/callgrind/warm.sql")
+        all=$(callgrind_instructions "$track" "$WORK/callgrind/all.sql")
+        [ -n "$warm" ] && [ -n "$all" ] || die "callgrind gave no count (see $WORK/callgrind)"
+        if [ "$track" = off ]; then
+            off_per=$(calc "($all - $warm) / $INSTRUCTION_LOOKUPS")
+        else
+            on_per=$(calc "($all - $warm) / $INSTRUCTION_LOOKUPS")
+        fi
+    done
+    echo "$off_per $on_per"
+}
+
 bench_start relation_reads
 say "relation_reads: the cost of cachectl.track_reads on pgbench -S (on/off, alternating, one cluster)"
 say "  machine: $(machine_summary)"
@@ -122,4 +172,16 @@ for working_set in shared os; do
     emit_info "cpu_per_tx_ratio_$working_set" "$(fmt "$CPU_RATIO" 3)"
     say "    counted with it on: $(sql -c "SELECT 'pgbench_accounts shared hits ' || shared_hit_blocks || ', reads ' || read_blocks || ' (page cache ' || os_hit_blocks || ', device ' || device_read_blocks || ', unsplit ' || unsplit_read_blocks || ')' FROM cachectl.relation_reads WHERE relation = 'pgbench_accounts'")"
     cluster_stop
+    if command -v valgrind >/dev/null; then
+        # shared: 500 accounts again and again (every lookup a shared hit once
+        # warm); os: every lookup a new account (read from the page cache)
+        distinct=500
+        [ "$working_set" = os ] && distinct=0
+        mkdir -p "$WORK/callgrind" && chown postgres: "$WORK/callgrind"
+        read -r off_per on_per <<<"$(instructions_per_lookup "$distinct" $((scale * 100000)))"
+        say "  $working_set: user-space instructions per pgbench -S statement (callgrind, a single-user backend, $INSTRUCTION_LOOKUPS statements after 1,000 that warm): off $(fmt "$off_per" 0), on $(fmt "$on_per" 0): the counters add $(fmt "$on_per - $off_per" 0) ($(fmt "($on_per - $off_per) * 100 / $off_per" 1) %; the kernel's part — the socket, getrusage — is not in these counts)"
+        emit_info "instructions_per_lookup_$working_set" "off=$(fmt "$off_per" 0) on=$(fmt "$on_per" 0)"
+    else
+        say "  $working_set: no valgrind: the instruction counts are left out (scripts/install_deps.sh bench installs it)"
+    fi
 done

@@ -62,6 +62,7 @@ BENCH=(
     vmtouch                     # an anchor
     util-linux                  # fincore, an anchor
     gnuplot-nox                 # the plots
+    valgrind                    # bench/relation_reads.sh counts instructions per query (callgrind)
     patroni                     # bench/autowarm.sh's patroni part (and etcd, below)
     etcd-server
     python3-etcd
