@@ -108,13 +108,37 @@ kernel_reads_now(void)
 	return CACHECTL_KERNEL_READ_BLOCKS(&pgBufferUsage);
 }
 
-/* Bytes the device read for this process, all its threads (io_uring's too). */
+/*
+ * Whose reads count: the whole process where io_uring's kernel workers (its
+ * threads) may read for it, else this thread alone, which is the same count
+ * in a backend of one thread and a cheaper call (180 against 300 ns here).
+ * io_method is fixed at server start: decided once.
+ */
+static int
+rusage_scope(void)
+{
+	static int	scope = -1;
+
+	if (scope < 0)
+	{
+#if PG_VERSION_NUM >= 180000
+		const char *io_method = GetConfigOption("io_method", true, false);
+
+		scope = io_method != NULL && strcmp(io_method, "io_uring") == 0 ? RUSAGE_SELF : RUSAGE_THREAD;
+#else
+		scope = RUSAGE_THREAD;
+#endif
+	}
+	return scope;
+}
+
+/* Bytes the device read for this backend (with io_uring, for all its threads). */
 static int64
 device_bytes_now(void)
 {
 	struct rusage usage;
 
-	if (getrusage(RUSAGE_SELF, &usage) != 0)
+	if (getrusage(rusage_scope(), &usage) != 0)
 		elog(ERROR, "getrusage failed: %m");
 	return (int64) usage.ru_inblock * 512;
 }
