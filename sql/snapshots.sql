@@ -380,6 +380,21 @@ SELECT count(*) AS dropped_rows_seen FROM cachectl.snapshot WHERE relation_name 
 RESET ROLE;
 SELECT count(*) > 0 AS dropped_rows_kept FROM cachectl.snapshot WHERE relation_name = 'public.snap_secret';
 
+-- a fragmented shared layer: every third block of the first 61, 21 runs
+-- (the recorder writes the multirange's stored form itself: its bounds, its
+-- items — an offset every fourth range — and its flags must read back as
+-- PostgreSQL's own multirange of the same runs)
+SELECT count(*) >= 0 AS evicted FROM cachectl.evict('snap_t');
+SELECT count(*) FROM snap_t WHERE ctid = ANY (ARRAY(SELECT format('(%s,1)', b)::tid FROM generate_series(0, 60, 3) b));
+SELECT shared_blocks FROM cachectl.snapshot('fragments', ARRAY['snap_t'::regclass]);
+SELECT blocks FROM cachectl.snapshot WHERE label = 'fragments' AND layer = 'shared' AND fork = 'main';
+SELECT blocks = (SELECT range_agg(int8range(b, b + 1)) FROM generate_series(0, 60, 3) b) AS same_as_postgres,
+       (SELECT array_agg(lower(r) ORDER BY lower(r)) FROM unnest(blocks) r) AS lowers,
+       blocks @> 57::int8 AS holds_57, blocks @> 58::int8 AS holds_58,
+       (SELECT count(*) FROM generate_series(0::int8, 61) b WHERE blocks @> b) AS blocks_held
+  FROM cachectl.snapshot WHERE label = 'fragments' AND layer = 'shared' AND fork = 'main';
+DELETE FROM cachectl.snapshot WHERE label = 'fragments';
+
 REVOKE ALL ON SCHEMA cachectl FROM regress_snap_operator;
 REVOKE ALL ON cachectl.snapshot FROM regress_snap_operator;
 REVOKE ALL ON FUNCTION cachectl.snapshot(text, regclass[], boolean) FROM regress_snap_operator;
