@@ -250,12 +250,12 @@ find_entry(const RelationReadsDelta *delta)
 static void
 add_new(const RelationReadsDelta *delta, const EntryNames *names)
 {
-	RelationReadsKey key = key_of(delta);
 	RelationReadsEntry *entry = find_entry(delta);
 
 	/* the bound is the setting's, not what the memory's slack would hold */
 	if (entry == NULL && hash_get_num_entries(table) < cachectl_track_reads_max_relations_setting)
 	{
+		RelationReadsKey key = key_of(delta);
 		bool		found;
 
 		entry = hash_search(table, &key, HASH_ENTER_NULL, &found);

@@ -148,20 +148,24 @@ room_for(void *array, int *capacity, int needed, Size element)
 	return likely(array != NULL && needed <= *capacity) ? array : grow_to(array, capacity, needed, element);
 }
 
+/* Two arrays kept the same length (one capacity for both) grown to hold needed elements. */
+static void
+room_for_both(void **first, Size first_element, void **second, Size second_element, int *capacity, int needed)
+{
+	int			second_capacity = *capacity;
+
+	if (likely(*first != NULL && needed <= *capacity))
+		return;
+	*first = grow_to(*first, capacity, needed, first_element);
+	*second = grow_to(*second, &second_capacity, needed, second_element);
+}
+
 /* Makes room for one more relation. */
 static void
 room_for_relation(CountedQuery *query)
 {
-	int			capacity;
-
-	if (likely(query->deltas != NULL && query->relation_count < query->relation_capacity))
-		return;
-	capacity = query->relation_capacity;
-
-	query->deltas = room_for(query->deltas, &capacity, query->relation_count + 1, sizeof(RelationReadsDelta));
-	capacity = query->relation_capacity;
-	query->seen = room_for(query->seen, &capacity, query->relation_count + 1, sizeof(RelationSeen));
-	query->relation_capacity = capacity;
+	room_for_both((void **) &query->deltas, sizeof(RelationReadsDelta), (void **) &query->seen, sizeof(RelationSeen),
+				  &query->relation_capacity, query->relation_count + 1);
 }
 
 static int
@@ -293,16 +297,8 @@ span_to_relations(void *arg, PlanState *state, const cachectl_read_sources *span
 	node = &query->nodes[id];
 	if (node->count == 0 && query->has_gather)
 		return;
-	if (query->split_capacity < query->widest_node + 1)
-	{
-		int			capacity = query->split_capacity;
-
-		query->split_blocks = room_for(query->split_blocks, &capacity, query->widest_node + 1, sizeof(int64));
-		capacity = query->split_capacity;
-		query->split_shares = room_for(query->split_shares, &capacity, query->widest_node + 1,
-									   sizeof(cachectl_relation_reads));
-		query->split_capacity = capacity;
-	}
+	room_for_both((void **) &query->split_blocks, sizeof(int64), (void **) &query->split_shares,
+				  sizeof(cachectl_relation_reads), &query->split_capacity, query->widest_node + 1);
 	for (int m = 0; m < node->count; m++)
 	{
 		int64		since = reads_since_seen(query, query->members[node->first + m]);
