@@ -19,6 +19,9 @@
 # Beside the TPS, each run's backends' CPU per transaction (the
 # postmaster's reaped children's CPU time over the run): the wall clock of
 # this machine drifts ±10 % from run to run, their CPU much less.
+# Then both ways at the same time, a session each (CLIENTS/2 clients a
+# way), ROUNDS rounds: what one way costs against the other in the very
+# same seconds (floor off beside off first).
 # Then, with the cluster stopped, the instructions a single-user backend
 # spends per pgbench -S statement with the counters off and on (callgrind:
 # a count, free of the machine's drift, of user space only).
@@ -91,6 +94,40 @@ measure() {
     RATIO=$(median_of "${ratios[@]}")
     CPU_RATIO=$(median_of "${cpu_ratios[@]}")
     say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×; backends' CPU per transaction $(fmt "$(median_of "${a_cpu_runs[@]}")" 1) and $(fmt "$(median_of "${b_cpu_runs[@]}")" 1) µs, median ratio (as throughput) $(fmt "$CPU_RATIO" 3)×"
+}
+
+# run_pair A B — two pgbench -S runs at the same time, half the clients
+# each, one with the counters A and one with B (both on the same CPUs in
+# the same seconds: the machine's drift moves both alike); prints the two
+# TPS, A's first
+run_pair() {
+    local half=$((CLIENTS / 2 > 0 ? CLIENTS / 2 : 1)) way pids=() i
+    for way in "$1" "$2"; do
+        as_postgres env PGOPTIONS="-c cachectl.track_reads=$way" \
+            "$PG_BINDIR/pgbench" -n -S -c "$half" -j "$half" -T "$SECONDS_PER_RUN" \
+            -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres >"$WORK/pair.${#pids[@]}" 2>&1 &
+        pids+=($!)
+    done
+    for i in "${pids[@]}"; do wait "$i" || die "pgbench failed: $(cat "$WORK"/pair.*)"; done
+    echo "$(awk '/^tps = / { print $3; exit }' "$WORK/pair.0") $(awk '/^tps = / { print $3; exit }' "$WORK/pair.1")"
+}
+
+# measure_pair NAME A B — ROUNDS rounds of A and B at the same time, which
+# one starts first alternating; prints each round and the median of the
+# rounds' B/A TPS ratios; sets RATIO
+measure_pair() {
+    local name=$1 a_way=$2 b_way=$3 ratios=() a b
+    for round in $(seq 1 "$ROUNDS"); do
+        if [ $((round % 2)) = 1 ]; then
+            read -r a b <<<"$(run_pair "$a_way" "$b_way")"
+        else
+            read -r b a <<<"$(run_pair "$b_way" "$a_way")"
+        fi
+        ratios+=("$(calc "$b / $a")")
+        say "    round $round: $a_way $(fmt "$a" 0) TPS, $b_way $(fmt "$b" 0) TPS at the same time"
+    done
+    RATIO=$(median_of "${ratios[@]}")
+    say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×"
 }
 
 # lookups_sql FIRST COUNT DISTINCT ROWS — COUNT pgbench -S lookups (the
@@ -170,6 +207,13 @@ for working_set in shared os; do
     say "  $working_set: on/off $(fmt "$RATIO" 3)× by TPS, $(fmt "$CPU_RATIO" 3)× by CPU per transaction (goal ≥ 0.97): $(verdict "$RATIO >= 0.97")"
     emit_goal "pgbench_S_$working_set" "$(fmt "$RATIO" 3)"
     emit_info "cpu_per_tx_ratio_$working_set" "$(fmt "$CPU_RATIO" 3)"
+    # the same comparison with both ways running at once (a session each
+    # way): no drift between the two, so a smaller noise floor
+    measure_pair "$working_set, off beside off, at the same time (noise floor)" off off
+    emit_info "pair_noise_floor_$working_set" "tps=$(fmt "$RATIO" 3)"
+    measure_pair "$working_set, on beside off, at the same time" off on
+    say "  $working_set: on/off at the same time $(fmt "$RATIO" 3)× by TPS (goal ≥ 0.97): $(verdict "$RATIO >= 0.97")"
+    emit_info "pgbench_S_pair_$working_set" "$(fmt "$RATIO" 3)"
     say "    counted with it on: $(sql -c "SELECT 'pgbench_accounts shared hits ' || shared_hit_blocks || ', reads ' || read_blocks || ' (page cache ' || os_hit_blocks || ', device ' || device_read_blocks || ', unsplit ' || unsplit_read_blocks || ')' FROM cachectl.relation_reads WHERE relation = 'pgbench_accounts'")"
     cluster_stop
     if command -v valgrind >/dev/null; then

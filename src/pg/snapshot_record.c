@@ -414,6 +414,18 @@ blocks_differing(const cachectl_block_range *left, size_t left_count,
 	return block_runs_blocks(left, left_count) + block_runs_blocks(right, right_count) - 2 * in_both;
 }
 
+/* An array of Datums of one type, for a statement's parameter. */
+static Datum
+array_of(Datum *values, int count, Oid element_type)
+{
+	int16		length;
+	bool		by_value;
+	char		align;
+
+	get_typlenbyvalalign(element_type, &length, &by_value, &align);
+	return PointerGetDatum(construct_array(values, count, element_type, length, by_value, align));
+}
+
 /* Where each relation's rows are: row index by relation, fork and layer (-1: none). */
 static int *
 index_rows(const Recording *recording)
@@ -433,88 +445,99 @@ index_rows(const Recording *recording)
 }
 
 /*
- * Marks kept the rows the label already has close enough: recorded here,
- * for the same file under the same names, its blocks and hot blocks (and
- * fork size) within the drift allowed.  Read as the caller (row security
- * shows it its own rows only).
+ * The recorded row a stored row of the label may stand for, or NULL: the
+ * same relation, fork and layer recorded here, for the same file under the
+ * same names, its blocks and hot blocks (and fork size) within the drift
+ * allowed.  The stored row's columns are those keep_close_rows() reads.
  */
-static void
+static RecordedRow *
+row_still_close(Recording *recording, const int *row_index, HeapTuple stored, TupleDesc desc)
+{
+	bool		isnull;
+	int			relation = find_relation(recording, DatumGetObjectId(SPI_getbinval(stored, desc, 1, &isnull)));
+	ForkNumber	fork;
+	RecordedRow *row;
+	const RelationGuard *guard;
+	int			index;
+	int64		allowed;
+	int			old_count;
+	cachectl_block_range *old_runs;
+	int64		drift;
+
+	if (relation < 0)
+		return NULL;
+	fork = forkname_to_number(TextDatumGetCString(SPI_getbinval(stored, desc, 2, &isnull)));
+	index = row_index[((size_t) relation * FORKS + fork) * 2 +
+					  (DatumGetBool(SPI_getbinval(stored, desc, 3, &isnull)) ? 1 : 0)];
+	if (index < 0)
+		return NULL;
+	row = &recording->rows[index];
+	guard = &recording->relations[relation].guard;
+	if (!DatumGetBool(SPI_getbinval(stored, desc, 4, &isnull)) ||
+		strcmp(TextDatumGetCString(SPI_getbinval(stored, desc, 5, &isnull)), guard->relation_name) != 0 ||
+		DatumGetObjectId(SPI_getbinval(stored, desc, 6, &isnull)) != guard->owner_table ||
+		strcmp(TextDatumGetCString(SPI_getbinval(stored, desc, 7, &isnull)), guard->owner_table_name) != 0 ||
+		DatumGetObjectId(SPI_getbinval(stored, desc, 8, &isnull)) != guard->file_number)
+		return NULL;
+	allowed = row->blocks / ROW_DRIFT_SHARE;
+	drift = DatumGetInt64(SPI_getbinval(stored, desc, 9, &isnull)) - row->fork_blocks;
+	if (drift < 0)
+		drift = -drift;
+	if (drift > allowed)
+		return NULL;
+	old_runs = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(stored, desc, 10, &isnull)),
+										  PG_INT64_MAX, &old_count);
+	drift += blocks_differing(old_runs, old_count, row->runs, row->run_count);
+	if (drift > allowed)
+		return NULL;
+	old_runs = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(stored, desc, 11, &isnull)),
+										  PG_INT64_MAX, &old_count);
+	drift += blocks_differing(old_runs, old_count, row->hot, row->hot_count);
+	return drift <= allowed ? row : NULL;
+}
+
+/*
+ * Marks kept the rows the label already has close enough (row_still_close)
+ * and returns the others, the rows to replace, by their tuple ids (tid[]).
+ * The table is locked against writers from before this read to commit and
+ * the read takes a new snapshot (read_only false), so the DELETE finds these
+ * very rows.  (A DELETE matching rows by key against the kept ones joined a
+ * function scan, copying a whole row of it per pair: a third of a snapshot's
+ * CPU.)  Read as the caller (row security shows it its own rows only).
+ */
+static Datum
 keep_close_rows(Recording *recording, const char *label, bool whole_database, Datum relids)
 {
 	Oid			types[3] = {TEXTOID, BOOLOID, OIDARRAYOID};
 	Datum		values[3] = {CStringGetTextDatum(label), BoolGetDatum(whole_database), relids};
 	int		   *row_index = index_rows(recording);
+	Datum	   *replaced;
+	int			replaced_count = 0;
 
 	if (SPI_execute_with_args("SELECT s.relation, s.fork, s.layer OPERATOR(pg_catalog.=) 'shared', "
 							  "       s.system_identifier OPERATOR(pg_catalog.=) cachectl_internal.system_identifier(), "
 							  "       s.relation_name, s.owner_table, s.owner_table_name, s.relfilenode, "
-							  "       s.fork_blocks, s.blocks, s.hot_blocks "
+							  "       s.fork_blocks, s.blocks, s.hot_blocks, s.ctid "
 							  "  FROM cachectl.snapshot AS s "
 							  " WHERE s.label OPERATOR(pg_catalog.=) $1 "
 							  "   AND ($2 OR s.relation OPERATOR(pg_catalog.=) ANY ($3))",
-							  3, types, values, NULL, true, 0) != SPI_OK_SELECT)
+							  3, types, values, NULL, false, 0) != SPI_OK_SELECT)
 		elog(ERROR, "could not read the rows of cache snapshot \"%s\"", label);
+	replaced = palloc(sizeof(Datum) * Max(SPI_processed, 1));
 	for (uint64 i = 0; i < SPI_processed; i++)
 	{
-		HeapTuple	tuple = SPI_tuptable->vals[i];
-		TupleDesc	desc = SPI_tuptable->tupdesc;
-		bool		isnull;
-		int			relation = find_relation(recording, DatumGetObjectId(SPI_getbinval(tuple, desc, 1, &isnull)));
-		ForkNumber	fork;
+		HeapTuple	stored = SPI_tuptable->vals[i];
 		RecordedRow *row;
-		const RelationGuard *guard;
-		int			index;
-		int64		allowed;
-		int			old_count;
-		int			old_hot_count;
-		cachectl_block_range *old_runs;
-		cachectl_block_range *old_hot;
-		int64		drift;
+		bool		isnull;
 
 		CHECK_FOR_INTERRUPTS();
-		if (relation < 0)
-			continue;
-		fork = forkname_to_number(TextDatumGetCString(SPI_getbinval(tuple, desc, 2, &isnull)));
-		index = row_index[((size_t) relation * FORKS + fork) * 2 +
-						  (DatumGetBool(SPI_getbinval(tuple, desc, 3, &isnull)) ? 1 : 0)];
-		if (index < 0)
-			continue;
-		row = &recording->rows[index];
-		guard = &recording->relations[relation].guard;
-		if (!DatumGetBool(SPI_getbinval(tuple, desc, 4, &isnull)) ||
-			strcmp(TextDatumGetCString(SPI_getbinval(tuple, desc, 5, &isnull)), guard->relation_name) != 0 ||
-			DatumGetObjectId(SPI_getbinval(tuple, desc, 6, &isnull)) != guard->owner_table ||
-			strcmp(TextDatumGetCString(SPI_getbinval(tuple, desc, 7, &isnull)), guard->owner_table_name) != 0 ||
-			DatumGetObjectId(SPI_getbinval(tuple, desc, 8, &isnull)) != guard->file_number)
-			continue;
-		allowed = row->blocks / ROW_DRIFT_SHARE;
-		drift = DatumGetInt64(SPI_getbinval(tuple, desc, 9, &isnull)) - row->fork_blocks;
-		if (drift < 0)
-			drift = -drift;
-		if (drift > allowed)
-			continue;
-		old_runs = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, 10, &isnull)),
-											  PG_INT64_MAX, &old_count);
-		drift += blocks_differing(old_runs, old_count, row->runs, row->run_count);
-		if (drift > allowed)
-			continue;
-		old_hot = block_runs_from_multirange(DatumGetMultirangeTypeP(SPI_getbinval(tuple, desc, 11, &isnull)),
-											 PG_INT64_MAX, &old_hot_count);
-		drift += blocks_differing(old_hot, old_hot_count, row->hot, row->hot_count);
-		row->kept = drift <= allowed;
+		row = row_still_close(recording, row_index, stored, SPI_tuptable->tupdesc);
+		if (row != NULL)
+			row->kept = true;
+		else
+			replaced[replaced_count++] = SPI_getbinval(stored, SPI_tuptable->tupdesc, 12, &isnull);
 	}
-}
-
-/* An array of Datums of one type, for a statement's parameter. */
-static Datum
-array_of(Datum *values, int count, Oid element_type)
-{
-	int16		length;
-	bool		by_value;
-	char		align;
-
-	get_typlenbyvalalign(element_type, &length, &by_value, &align);
-	return PointerGetDatum(construct_array(values, count, element_type, length, by_value, align));
+	return array_of(replaced, replaced_count, TIDOID);
 }
 
 /* The OIDs of the relations recorded, as an oid[] parameter. */
@@ -532,7 +555,7 @@ relation_ids(const Recording *recording)
 typedef struct RowArrays
 {
 	Datum		relation, fork, layer, runs, block_count, fork_blocks, hot;
-	Datum		kept_relation, kept_fork, kept_layer;
+	Datum		replaced;		/* tid[] of the label's rows to replace */
 	Datum		relids, names, owners, owner_names, filenodes;
 } RowArrays;
 
@@ -541,7 +564,6 @@ build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 {
 	int			n = recording->row_count;
 	int			m = recording->relation_count;
-	int			kept = 0;
 	Datum	   *relation = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *fork = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *layer = palloc(sizeof(Datum) * Max(n, 1));
@@ -549,9 +571,6 @@ build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 	Datum	   *block_count = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *fork_blocks = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *hot = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *kept_relation = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *kept_fork = palloc(sizeof(Datum) * Max(n, 1));
-	Datum	   *kept_layer = palloc(sizeof(Datum) * Max(n, 1));
 	Datum	   *names = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *owners = palloc(sizeof(Datum) * Max(m, 1));
 	Datum	   *owner_names = palloc(sizeof(Datum) * Max(m, 1));
@@ -569,13 +588,6 @@ build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 		block_count[i] = Int64GetDatum(row->blocks);
 		fork_blocks[i] = Int64GetDatum(row->fork_blocks);
 		hot[i] = block_runs_to_multirange(row->hot, row->kept ? 0 : row->hot_count);
-		if (row->kept)
-		{
-			kept_relation[kept] = relation[i];
-			kept_fork[kept] = fork[i];
-			kept_layer[kept] = layer[i];
-			kept++;
-		}
 	}
 	for (int r = 0; r < m; r++)
 	{
@@ -593,9 +605,6 @@ build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 	arrays->block_count = array_of(block_count, n, INT8OID);
 	arrays->fork_blocks = array_of(fork_blocks, n, INT8OID);
 	arrays->hot = array_of(hot, n, INT8MULTIRANGEOID);
-	arrays->kept_relation = array_of(kept_relation, kept, OIDOID);
-	arrays->kept_fork = array_of(kept_fork, kept, TEXTOID);
-	arrays->kept_layer = array_of(kept_layer, kept, TEXTOID);
 	arrays->relids = relids;
 	arrays->names = array_of(names, m, TEXTOID);
 	arrays->owners = array_of(owners, m, OIDOID);
@@ -604,17 +613,15 @@ build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 }
 
 /*
- * Replaces the label's rows of these relations (every row the caller can
- * see, for the whole database) with the rows recorded, but those kept.
+ * Replaces the label's rows keep_close_rows() did not keep with the rows
+ * recorded (those kept stay as they are).
  */
 static void
-write_rows(const Recording *recording, const char *label, bool whole_database, TimestampTz taken_at,
-		   const RowArrays *arrays)
+write_rows(const Recording *recording, const char *label, TimestampTz taken_at, const RowArrays *arrays)
 {
 	Oid			multirange_array = get_array_type(INT8MULTIRANGEOID);
-	Oid			delete_types[6] = {TEXTOID, BOOLOID, OIDARRAYOID, OIDARRAYOID, TEXTARRAYOID, TEXTARRAYOID};
-	Datum		delete_values[6] = {CStringGetTextDatum(label), BoolGetDatum(whole_database), arrays->relids,
-		arrays->kept_relation, arrays->kept_fork, arrays->kept_layer};
+	Oid			delete_types[2] = {TEXTOID, TIDARRAYOID};
+	Datum		delete_values[2] = {CStringGetTextDatum(label), arrays->replaced};
 	Oid			insert_types[14] = {TEXTOID, TIMESTAMPTZOID, TEXTOID, OIDARRAYOID, TEXTARRAYOID, TEXTARRAYOID,
 		multirange_array, INT8ARRAYOID, INT8ARRAYOID, multirange_array, OIDARRAYOID, TEXTARRAYOID,
 	OIDARRAYOID, TEXTARRAYOID};
@@ -626,14 +633,8 @@ write_rows(const Recording *recording, const char *label, bool whole_database, T
 
 	if (SPI_execute_with_args(
 			"DELETE FROM cachectl.snapshot AS s "
-			" WHERE s.label OPERATOR(pg_catalog.=) $1 "
-			"   AND ($2 OR s.relation OPERATOR(pg_catalog.=) ANY ($3)) "
-			"   AND NOT EXISTS (SELECT FROM ROWS FROM (pg_catalog.unnest($4), pg_catalog.unnest($5), "
-			"                                          pg_catalog.unnest($6)) AS k (relation, fork, layer) "
-			"                    WHERE k.relation OPERATOR(pg_catalog.=) s.relation "
-			"                      AND k.fork OPERATOR(pg_catalog.=) s.fork "
-			"                      AND k.layer OPERATOR(pg_catalog.=) s.layer)",
-			6, delete_types, delete_values, NULL, false, 0) != SPI_OK_DELETE)
+			" WHERE s.ctid OPERATOR(pg_catalog.=) ANY ($2) AND s.label OPERATOR(pg_catalog.=) $1",
+			2, delete_types, delete_values, NULL, false, 0) != SPI_OK_DELETE)
 		elog(ERROR, "could not replace the rows of cache snapshot \"%s\"", label);
 
 	memcpy(insert_all_types, insert_types, sizeof(insert_types));
@@ -684,6 +685,7 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 	bool	   *counted;
 	RowArrays	arrays;
 	Datum		relids;
+	Datum		replaced;
 
 	if (PG_ARGISNULL(0))
 		ereport(ERROR,
@@ -718,9 +720,10 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 	if (SPI_connect() != SPI_OK_CONNECT)
 		elog(ERROR, "SPI_connect failed");
 	relids = relation_ids(&recording);
-	keep_close_rows(&recording, label, whole_database, relids);
+	replaced = keep_close_rows(&recording, label, whole_database, relids);
 	build_arrays(&recording, relids, &arrays);
-	write_rows(&recording, label, whole_database, taken_at, &arrays);
+	arrays.replaced = replaced;
+	write_rows(&recording, label, taken_at, &arrays);
 	if (SPI_finish() != SPI_OK_FINISH)
 		elog(ERROR, "SPI_finish failed");
 
