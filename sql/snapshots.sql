@@ -380,6 +380,21 @@ SELECT count(*) AS dropped_rows_seen FROM cachectl.snapshot WHERE relation_name 
 RESET ROLE;
 SELECT count(*) > 0 AS dropped_rows_kept FROM cachectl.snapshot WHERE relation_name = 'public.snap_secret';
 
+-- a whole-database label taken again: the rows of a table dropped since are
+-- deleted, every other row is either left as it was or replaced, never both
+CREATE TABLE snap_gone (id int);
+INSERT INTO snap_gone VALUES (1);
+SELECT count(*) FROM snap_gone;
+SELECT rows_recorded > 0 AS recorded FROM cachectl.snapshot('whole');
+SELECT count(*) > 0 AS gone_recorded FROM cachectl.snapshot WHERE label = 'whole' AND relation_name = 'public.snap_gone';
+DROP TABLE snap_gone;
+SELECT rows_recorded AS whole_rows FROM cachectl.snapshot('whole') \gset
+SELECT count(*) AS gone_rows FROM cachectl.snapshot WHERE label = 'whole' AND relation_name = 'public.snap_gone';
+SELECT count(*) = :whole_rows AS one_row_each,
+       count(DISTINCT (relation, fork, layer)) = count(*) AS no_key_twice
+  FROM cachectl.snapshot WHERE label = 'whole';
+DELETE FROM cachectl.snapshot WHERE label = 'whole';
+
 -- a fragmented shared layer: every third block of the first 61, 21 runs
 -- (the recorder writes the multirange's stored form itself: its bounds, its
 -- items — an offset every fourth range — and its flags must read back as
