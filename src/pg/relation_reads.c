@@ -4,15 +4,27 @@
  * cachectl.track_reads_max_relations, requested at server start), adding a
  * query's counts to it, copying it out and resetting it.
  *
- * One LWLock guards the table's shape: shared to find an entry and add to
- * its counters (under the entry's spinlock), exclusive to insert or reset.
- * A relation that finds the table full is added to the overflow counters,
- * so the sum over the view stays every read counted.
+ * One LWLock guards the table's shape: exclusive to insert, fold or reset,
+ * shared to read.  A relation that finds the table full is added to the
+ * overflow counters, so the sum over the view stays every read counted.
+ *
+ * A query's counts do not go to the table: each backend adds them to slots
+ * of its own in shared memory (BackendPending), which only it writes, so a
+ * query takes no lock and writes no cache line another CPU writes.  (Two
+ * backends adding every query to the same entries under the lock cost
+ * pgbench -S 3.5-5.5 %: bench/README.md.)  A slot holds one relation for
+ * the table's current generation, found by relation OID modulo the slots;
+ * a relation the backend has not counted yet takes the lock once, to find
+ * or make its entry and to fold into their entry the counts of the relation
+ * that held the slot.  relation_reads_copy() adds the live slots to the
+ * entries under the lock; a backend folds its slots when it exits.  A reset
+ * changes the generation: the slots of an older one count for nothing.
  */
 #include "postgres.h"
 
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
+#include "port/atomics.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
@@ -35,35 +47,50 @@ typedef struct RelationReadsShared
 	LWLock	   *lock;
 	slock_t		mutex;			/* guards overflow and reset_at */
 	TimestampTz reset_at;
-	uint64		generation;		/* changed by each reset (under the exclusive lock) */
+	pg_atomic_uint64 generation;	/* from 1; changed by each reset (under the exclusive lock) */
 	RelationReadsEntry overflow;	/* the relations that found the table full */
 } RelationReadsShared;
 
+/* One relation's counts a backend has not folded into the table. */
+#define PENDING_SLOTS 64
+typedef struct PendingReads
+{
+	uint64		generation;		/* the table's generation it counts for; 0: empty */
+	Oid			relation;
+	RelationReadsEntry *entry;	/* its entry (NULL: the overflow), as long as the generation lasts */
+	int64		shared_hit_blocks;
+	cachectl_relation_reads reads;
+} PendingReads;
+
+/* A backend's slots, by relation OID modulo PENDING_SLOTS. */
+typedef struct BackendPending
+{
+	uint32		changecount;	/* odd while its owner writes the slots */
+	int			owner_pid;		/* 0: no backend (changed under the exclusive lock) */
+	PendingReads slots[PENDING_SLOTS];
+} BackendPending;
+
 static RelationReadsShared *shared = NULL;
 static HTAB *table = NULL;
+static BackendPending *backends = NULL; /* MaxBackends of them */
+static int	backend_count = 0;
 
-/*
- * The entries this backend found last, by relation (its database never
- * changes): a query's counts reach an entry found before without a hash
- * lookup.  Entries stay where they are until a reset, which changes the
- * generation.
- */
-#define KNOWN_ENTRIES 64
-typedef struct KnownEntry
-{
-	Oid			relation;
-	uint64		generation;		/* 0: empty */
-	RelationReadsEntry *entry;
-} KnownEntry;
-static KnownEntry known_entries[KNOWN_ENTRIES];
+/* This backend's slots, once adopted (NULL: not yet, or it has none). */
+static BackendPending *my_pending = NULL;
 
 static shmem_request_hook_type previous_request_hook = NULL;
 static shmem_startup_hook_type previous_startup_hook = NULL;
 
 static Size
+backends_size(void)
+{
+	return mul_size(MaxBackends, sizeof(BackendPending));
+}
+
+static Size
 table_size(void)
 {
-	return add_size(MAXALIGN(sizeof(RelationReadsShared)),
+	return add_size(add_size(MAXALIGN(sizeof(RelationReadsShared)), MAXALIGN(backends_size())),
 					hash_estimate_size(cachectl_track_reads_max_relations_setting, sizeof(RelationReadsEntry)));
 }
 
@@ -93,8 +120,12 @@ attach_memory(void)
 		SpinLockInit(&shared->mutex);
 		SpinLockInit(&shared->overflow.mutex);
 		shared->reset_at = GetCurrentTimestamp();
-		shared->generation = 1;
+		pg_atomic_init_u64(&shared->generation, 1);
 	}
+	backends = ShmemInitStruct("pg_cachectl relation reads backends", backends_size(), &found);
+	if (!found)
+		memset(backends, 0, backends_size());
+	backend_count = MaxBackends;
 	memset(&info, 0, sizeof(info));
 	info.keysize = sizeof(RelationReadsKey);
 	info.entrysize = sizeof(RelationReadsEntry);
@@ -219,89 +250,230 @@ key_of(const RelationReadsDelta *delta)
 	return key;
 }
 
-/* Keeps where a relation's entry is (NULL: it has none yet), for find_entry. */
+/* The entry of a relation, or NULL if it has none; under the lock (either mode). */
 static RelationReadsEntry *
-remember_entry(RelationReadsEntry *entry)
+find_entry(const RelationReadsKey *key)
 {
-	KnownEntry *known;
+	return hash_search(table, key, HASH_FIND, NULL);
+}
 
-	if (entry == NULL)
-		return NULL;
-	known = &known_entries[entry->key.relation % KNOWN_ENTRIES];
-	known->relation = entry->key.relation;
-	known->generation = shared->generation;
-	known->entry = entry;
+/*
+ * A relation's entry, made if it has none and the table has room (NULL
+ * then: the overflow counts it); under the exclusive lock.
+ */
+static RelationReadsEntry *
+find_or_make_entry(const RelationReadsKey *key, const EntryNames *names)
+{
+	RelationReadsEntry *entry = find_entry(key);
+	bool		found;
+
+	/* the bound is the setting's, not what the memory's slack would hold */
+	if (entry != NULL || hash_get_num_entries(table) >= cachectl_track_reads_max_relations_setting)
+		return entry;
+	entry = hash_search(table, key, HASH_ENTER_NULL, &found);
+	if (entry != NULL && !found)
+		name_entry(entry, names);
 	return entry;
 }
 
-/* The entry of a relation, or NULL if it has none; under the lock (either mode). */
-static RelationReadsEntry *
-find_entry(const RelationReadsDelta *delta)
+/* The owner writes its slots between these two: readers retry meanwhile. */
+static inline void
+begin_slot_writes(BackendPending *pending)
 {
-	RelationReadsKey key = key_of(delta);
-	KnownEntry *known = &known_entries[key.relation % KNOWN_ENTRIES];
-
-	if (known->generation == shared->generation && known->relation == key.relation)
-		return known->entry;
-	return remember_entry(hash_search(table, &key, HASH_FIND, NULL));
+	pending->changecount++;
+	pg_write_barrier();
 }
 
-/* A relation first counted (or counted again after a reset): under the exclusive lock. */
-static void
-add_new(const RelationReadsDelta *delta, const EntryNames *names)
+static inline void
+end_slot_writes(BackendPending *pending)
 {
-	RelationReadsEntry *entry = find_entry(delta);
+	pg_write_barrier();
+	pending->changecount++;
+	Assert((pending->changecount & 1) == 0);
+}
 
-	/* the bound is the setting's, not what the memory's slack would hold */
-	if (entry == NULL && hash_get_num_entries(table) < cachectl_track_reads_max_relations_setting)
+static void
+add_to_slot(PendingReads *slot, const RelationReadsDelta *delta)
+{
+	slot->shared_hit_blocks += delta->shared_hit_blocks;
+	/* most queries read nothing from the kernel: their reads need no sum */
+	if (delta->reads.read_blocks != 0 || delta->reads.device_read_bytes != 0)
+		cachectl_relation_reads_add(&slot->reads, &delta->reads);
+}
+
+/* A slot's counts into the table (if of this generation), the slot emptied: exclusive lock, writes begun. */
+static void
+fold_slot(PendingReads *slot, uint64 generation)
+{
+	if (slot->generation == generation)
+		add_to_entry(slot->entry != NULL ? slot->entry : &shared->overflow, slot->shared_hit_blocks, &slot->reads);
+	memset(slot, 0, sizeof(*slot));
+}
+
+/* Every slot of the backend into the table: under the exclusive lock. */
+static void
+fold_backend(BackendPending *pending)
+{
+	uint64		generation = pg_atomic_read_u64(&shared->generation);
+
+	begin_slot_writes(pending);
+	for (int i = 0; i < PENDING_SLOTS; i++)
+		fold_slot(&pending->slots[i], generation);
+	end_slot_writes(pending);
+}
+
+/* At exit, this backend's counts join the table and its slots are free. */
+static void
+fold_at_exit(int code, Datum arg)
+{
+	/* an exit inside the lock's hold (not ours to take again) leaves the counts to the next owner */
+	if (my_pending == NULL || LWLockHeldByMe(shared->lock))
+		return;
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	fold_backend(my_pending);
+	my_pending->owner_pid = 0;
+	LWLockRelease(shared->lock);
+	my_pending = NULL;
+}
+
+/*
+ * This backend's slots (NULL for a process without a backend slot): taken
+ * at its first count, what a former owner left folded in first.
+ */
+static BackendPending *
+pending_of_this_backend(void)
+{
+	int			index;
+
+	if (my_pending != NULL)
+		return my_pending;
+#if PG_VERSION_NUM >= 170000
+	index = MyProcNumber;
+#else
+	index = MyBackendId - 1;
+#endif
+	if (backends == NULL || index < 0 || index >= backend_count)
+		return NULL;
+	before_shmem_exit(fold_at_exit, (Datum) 0);
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	my_pending = &backends[index];
+	fold_backend(my_pending);
+	my_pending->owner_pid = MyProcPid;
+	LWLockRelease(shared->lock);
+	return my_pending;
+}
+
+/*
+ * Deltas no slot holds: their entries found or made, each into its slot
+ * (the slot's former relation folded into its entry); or, for a process
+ * without slots (pending NULL), each straight into its entry.
+ */
+static void
+add_through_lock(BackendPending *pending, const RelationReadsDelta *deltas, const int *at, int count)
+{
+	EntryNames *names = palloc(sizeof(EntryNames) * count);
+	uint64		generation;
+
+	/* catalog lookups may fail: never under the lock */
+	for (int m = 0; m < count; m++)
+		names[m] = names_of(deltas[at[m]].rel);
+	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
+	generation = pg_atomic_read_u64(&shared->generation);
+	if (pending != NULL)
+		begin_slot_writes(pending);
+	for (int m = 0; m < count; m++)
 	{
+		const RelationReadsDelta *delta = &deltas[at[m]];
 		RelationReadsKey key = key_of(delta);
-		bool		found;
+		RelationReadsEntry *entry = find_or_make_entry(&key, &names[m]);
+		PendingReads *slot;
 
-		entry = hash_search(table, &key, HASH_ENTER_NULL, &found);
-		if (entry != NULL && !found)
-			name_entry(entry, names);
-		(void) remember_entry(entry);
+		if (pending == NULL)
+		{
+			add_to_entry(entry != NULL ? entry : &shared->overflow, delta->shared_hit_blocks, &delta->reads);
+			continue;
+		}
+		slot = &pending->slots[key.relation % PENDING_SLOTS];
+		fold_slot(slot, generation);
+		slot->generation = generation;
+		slot->relation = key.relation;
+		slot->entry = entry;
+		add_to_slot(slot, delta);
 	}
-	add_to_entry(entry != NULL ? entry : &shared->overflow, delta->shared_hit_blocks, &delta->reads);
+	if (pending != NULL)
+		end_slot_writes(pending);
+	LWLockRelease(shared->lock);
 }
 
 void
 relation_reads_add(const RelationReadsDelta *deltas, int count)
 {
+	BackendPending *pending;
+	uint64		generation;
 	int			missing = 0;
 	int			few[16];
 	int		   *missing_at;
-	EntryNames *names;
 
 	if (!relation_reads_available())
 		return;
-	/* no allocation under the lock */
+	pending = pending_of_this_backend();
+	/* no allocation while the slots are being written */
 	missing_at = count <= lengthof(few) ? few : palloc(sizeof(int) * count);
-	LWLockAcquire(shared->lock, LW_SHARED);
+	/* a reset from here on makes these counts its predecessor's: they count for nothing */
+	generation = pg_atomic_read_u64(&shared->generation);
+	if (pending != NULL)
+		begin_slot_writes(pending);
 	for (int i = 0; i < count; i++)
 	{
-		RelationReadsEntry *entry;
+		Oid			relation;
+		PendingReads *slot;
 
 		if (delta_is_empty(&deltas[i]))
 			continue;
-		entry = find_entry(&deltas[i]);
-		if (entry != NULL)
-			add_to_entry(entry, deltas[i].shared_hit_blocks, &deltas[i].reads);
+		relation = deltas[i].rel != NULL ? RelationGetRelid(deltas[i].rel) : InvalidOid;
+		slot = pending != NULL ? &pending->slots[relation % PENDING_SLOTS] : NULL;
+		if (slot != NULL && slot->generation == generation && slot->relation == relation)
+			add_to_slot(slot, &deltas[i]);
 		else
 			missing_at[missing++] = i;
 	}
-	LWLockRelease(shared->lock);
-	if (missing == 0)
-		return;
+	if (pending != NULL)
+		end_slot_writes(pending);
+	if (missing > 0)
+		add_through_lock(pending, deltas, missing_at, missing);
+}
 
-	names = palloc(sizeof(EntryNames) * missing);
-	for (int m = 0; m < missing; m++)
-		names[m] = names_of(deltas[missing_at[m]].rel);
-	LWLockAcquire(shared->lock, LW_EXCLUSIVE);
-	for (int m = 0; m < missing; m++)
-		add_new(&deltas[missing_at[m]], &names[m]);
-	LWLockRelease(shared->lock);
+/* A backend's slots as they were between two of its writes. */
+static void
+copy_slots(const BackendPending *pending, PendingReads *copy)
+{
+	for (;;)
+	{
+		uint32		before = *(volatile const uint32 *) &pending->changecount;
+
+		pg_read_barrier();
+		memcpy(copy, pending->slots, sizeof(pending->slots));
+		pg_read_barrier();
+		if ((before & 1) == 0 && before == *(volatile const uint32 *) &pending->changecount)
+			return;
+		pg_spin_delay();
+	}
+}
+
+/* A copy of the table, by the address of the entry it copies. */
+typedef struct PendingSum
+{
+	RelationReadsEntry *entry;
+	int			copy;
+} PendingSum;
+
+static int
+entry_by_pointer(const void *left, const void *right)
+{
+	uintptr_t	l = (uintptr_t) ((const PendingSum *) left)->entry;
+	uintptr_t	r = (uintptr_t) ((const PendingSum *) right)->entry;
+
+	return l < r ? -1 : (l > r ? 1 : 0);
 }
 
 RelationReadsEntry *
@@ -312,14 +484,25 @@ relation_reads_copy(int *count, RelationReadsEntry *overflow, TimestampTz *reset
 	RelationReadsEntry *entry;
 	int			n = 0;
 
+	long		entries;
+	PendingSum *sums;
+	PendingReads *slots = palloc(sizeof(PendingReads) * PENDING_SLOTS);
+	uint64		generation;
+
 	LWLockAcquire(shared->lock, LW_SHARED);
-	copies = palloc(sizeof(RelationReadsEntry) * Max(hash_get_num_entries(table), 1));
+	entries = hash_get_num_entries(table);
+	copies = palloc(sizeof(RelationReadsEntry) * Max(entries, 1));
+	/* each copy found again by its entry's address, for the slots' counts */
+	sums = palloc(sizeof(PendingSum) * Max(entries, 1));
 	hash_seq_init(&scan, table);
 	while ((entry = hash_seq_search(&scan)) != NULL)
 	{
 		SpinLockAcquire(&entry->mutex);
-		copies[n++] = *entry;
+		copies[n] = *entry;
 		SpinLockRelease(&entry->mutex);
+		sums[n].entry = entry;
+		sums[n].copy = n;
+		n++;
 	}
 	SpinLockAcquire(&shared->overflow.mutex);
 	*overflow = shared->overflow;
@@ -327,6 +510,29 @@ relation_reads_copy(int *count, RelationReadsEntry *overflow, TimestampTz *reset
 	SpinLockAcquire(&shared->mutex);
 	*reset_at = shared->reset_at;
 	SpinLockRelease(&shared->mutex);
+	qsort(sums, n, sizeof(PendingSum), entry_by_pointer);
+	/* the slots' counts of this generation, not yet folded in */
+	generation = pg_atomic_read_u64(&shared->generation);
+	for (int b = 0; b < backend_count; b++)
+	{
+		if (backends[b].owner_pid == 0)
+			continue;
+		copy_slots(&backends[b], slots);
+		for (int i = 0; i < PENDING_SLOTS; i++)
+		{
+			PendingSum	key = {slots[i].entry, 0};
+			PendingSum *found;
+			RelationReadsEntry *into = overflow;
+
+			if (slots[i].generation != generation)
+				continue;
+			if (slots[i].entry != NULL &&
+				(found = bsearch(&key, sums, n, sizeof(PendingSum), entry_by_pointer)) != NULL)
+				into = &copies[found->copy];
+			into->shared_hit_blocks += slots[i].shared_hit_blocks;
+			cachectl_relation_reads_add(&into->reads, &slots[i].reads);
+		}
+	}
 	LWLockRelease(shared->lock);
 	*count = n;
 	return copies;
@@ -350,8 +556,8 @@ relation_reads_reset(void)
 	SpinLockAcquire(&shared->mutex);
 	shared->reset_at = now;
 	SpinLockRelease(&shared->mutex);
-	/* every backend's known entries are gone */
-	shared->generation++;
+	/* every backend's slots now count for nothing */
+	pg_atomic_fetch_add_u64(&shared->generation, 1);
 	LWLockRelease(shared->lock);
 	return now;
 }

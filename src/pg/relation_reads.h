@@ -44,8 +44,9 @@ typedef struct RelationReadsDelta
 } RelationReadsDelta;
 
 /*
- * Adds a query's counts to the table, in one acquisition of the lock (two
- * when some relation is new: its names are looked up between them).
+ * Adds a query's counts to this backend's slots in shared memory, with no
+ * lock; a relation it has no slot for yet takes the lock once (its entry
+ * found or made, its names looked up before).
  */
 extern void relation_reads_add(const RelationReadsDelta *deltas, int count);
 
@@ -56,9 +57,10 @@ extern void relation_reads_init(bool preloading);
 extern bool relation_reads_available(void);
 
 /*
- * Copies every entry out (under the lock, then released): palloc'd, count
- * set; *overflow gets the reads of relations that found the table full,
- * *reset_at the time of the last reset (or of the server start).
+ * Copies every entry out with the backends' slots added (under the lock,
+ * then released): palloc'd, count set; *overflow gets the reads of
+ * relations that found the table full, *reset_at the time of the last
+ * reset (or of the server start).
  */
 extern RelationReadsEntry *relation_reads_copy(int *count, RelationReadsEntry *overflow, TimestampTz *reset_at);
 
