@@ -101,7 +101,7 @@ BEGIN
     FOR i IN 1..200 LOOP
         PERFORM count(*) FROM cachectl.cold('other');
         PERFORM count(pad) FROM other;
-        EXIT WHEN pg_stat_file('$stop_file', true) IS NOT NULL;
+        EXIT WHEN (pg_stat_file('$stop_file', true)).size IS NOT NULL;
     END LOOP;
 END \$\$} ],
 	'>', \$reader_out, '2>', \$reader_err);

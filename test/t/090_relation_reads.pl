@@ -13,7 +13,9 @@
 # 3. a parallel seq scan: each worker counts its own reads, the leader
 #    never counts them again (t's reads equal its blocks);
 # 4. pgbench -S with 4 clients: every row's parts add up, the accounts'
-#    shared hits grow;
+#    shared hits grow; a session's counts across another's reset; more
+#    relations than a backend's 64 slots, counted once while it is
+#    connected and after it exits;
 # 5. reads outside plan nodes (VACUUM) are not counted; track_reads off
 #    counts nothing and is a superuser's setting (42501 for others); a
 #    renamed table shows its new name; pg_monitor reads the view, only a
@@ -28,6 +30,7 @@ use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes qw(usleep);
 
 require_fincore_on_disk();
 
@@ -241,7 +244,7 @@ BEGIN
     SELECT abalance INTO b FROM pgbench_accounts WHERE aid = 1;
     SELECT abalance INTO b FROM pgbench_accounts WHERE aid = 2;
     FOR i IN 1..600 LOOP
-        EXIT WHEN pg_stat_file('$reset_file', true) IS NOT NULL;
+        EXIT WHEN (pg_stat_file('$reset_file', true)).size IS NOT NULL;
         PERFORM pg_sleep(0.05);
     END LOOP;
     FOR i IN 1..10 LOOP
@@ -263,6 +266,55 @@ is($known_rows, 1, 'after the reset, its counts are in a new row');
 # A lookup's heap block may have left shared buffers (pgbench -i loads through
 # a ring): a hit or a read, each lookup counts one block.
 ok($known_hits >= 10 && $known_hits <= 20, "its 10 lookups after the reset counted: $known_hits blocks (hits and reads)");
+
+# ---- 4c. more relations than a backend's slots, read while it is connected ----
+# A backend keeps its counts in 64 slots of its own (by relation OID) and
+# folds a slot into the table when another relation takes it.  70 one-block
+# tables, each scanned twice by one session: while that session is still
+# connected the view must show each table's 2 block accesses exactly once
+# (its live slots added, the folded ones not twice), and the same after it
+# exits (its slots folded in).
+$node->safe_psql('postgres', join('', map { "CREATE TABLE slot_$_ (id int); INSERT INTO slot_$_ VALUES ($_);\n" } 1 .. 70));
+$node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
+my $slots_file = $node->basedir . '/slots_read';
+my $slots_counted = $node->basedir . '/slots_counted';
+my ($slots_out, $slots_err) = ('', '');
+my $slots_session = IPC::Run::start(
+	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
+DO \$\$
+DECLARE n int;
+BEGIN
+    FOR round IN 1..2 LOOP
+        FOR i IN 1..70 LOOP
+            EXECUTE format('SELECT count(*) FROM slot_%s', i) INTO n;
+        END LOOP;
+    END LOOP;
+    COPY (SELECT 'counted') TO '$slots_counted';
+    FOR i IN 1..6000 LOOP
+        EXIT WHEN (pg_stat_file('$slots_file', true)).size IS NOT NULL;
+        PERFORM pg_sleep(0.05);
+    END LOOP;
+END \$\$} ],
+	'>', \$slots_out, '2>', \$slots_err);
+my $slots_query = q{
+SELECT count(*), coalesce(sum(shared_hit_blocks + read_blocks), 0),
+       count(*) FILTER (WHERE shared_hit_blocks + read_blocks <> 2)
+  FROM cachectl.relation_reads WHERE relation LIKE 'slot\_%'};
+my $waited = 0;
+while (!-e $slots_counted && $waited++ < 1200)
+{
+	usleep(50_000);
+}
+ok(-e $slots_counted, 'the session read its 70 tables twice');
+is($node->safe_psql('postgres', $slots_query), '70|140|0',
+	'while it is connected: each table counted 2 block accesses, once');
+open(my $slots_done, '>', $slots_file) or die "$slots_file: $!";
+close($slots_done);
+$slots_session->finish;
+is($slots_err, '', 'the session ended cleanly');
+is($node->safe_psql('postgres', $slots_query), '70|140|0', 'after it exits, the same counts (its slots folded in once)');
+$node->safe_psql('postgres', join('', map { "DROP TABLE slot_$_;\n" } 1 .. 70));
+$node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
 
 # ---- 5. what is not counted, settings, names, privileges, the bound ----
 $node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('t')});
