@@ -23,6 +23,7 @@ use strict;
 use warnings;
 
 use CachectlTest qw(require_fincore_on_disk start_cache_node);
+use File::Spec;
 use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
@@ -92,7 +93,7 @@ cmp_ok($device_bytes, '>=', $device_blocks * $block_size,
 
 # ---- 2. only in the OS page cache, another session reading from the device ----
 only_in_os_cache();
-my $stop_file = $node->basedir . '/stop_other_reader';
+my $stop_file = File::Spec->rel2abs($node->basedir) . '/stop_other_reader';
 my ($reader_out, $reader_err) = ('', '');
 my $reader = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{

@@ -26,6 +26,7 @@ use strict;
 use warnings;
 
 use CachectlTest qw(require_fincore_on_disk start_cache_node start_pgbench finish_pgbench);
+use File::Spec;
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -120,7 +121,7 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.relation_reads W
 
 # ---- 1. constructed states ----
 $node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('t')});
-my $stop_file = $node->basedir . '/stop_other_reader';
+my $stop_file = File::Spec->rel2abs($node->basedir) . '/stop_other_reader';
 my $reader = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
 DO \$\$
@@ -234,7 +235,7 @@ SELECT count(*) FROM cachectl.relation_reads
 # A session that counted before another session's reset must count into
 # new rows after it (not into the removed ones).
 $node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
-my $reset_file = $node->basedir . '/reset_done';
+my $reset_file = File::Spec->rel2abs($node->basedir) . '/reset_done';
 my ($known_out, $known_err) = ('', '');
 my $known_session = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
@@ -276,8 +277,8 @@ ok($known_hits >= 10 && $known_hits <= 20, "its 10 lookups after the reset count
 # exits (its slots folded in).
 $node->safe_psql('postgres', join('', map { "CREATE TABLE slot_$_ (id int); INSERT INTO slot_$_ VALUES ($_);\n" } 1 .. 70));
 $node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
-my $slots_file = $node->basedir . '/slots_read';
-my $slots_counted = $node->basedir . '/slots_counted';
+my $slots_file = File::Spec->rel2abs($node->basedir) . '/slots_read';
+my $slots_counted = File::Spec->rel2abs($node->basedir) . '/slots_counted';
 my ($slots_out, $slots_err) = ('', '');
 my $slots_session = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
