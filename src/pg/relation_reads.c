@@ -250,13 +250,6 @@ key_of(const RelationReadsDelta *delta)
 	return key;
 }
 
-/* The entry of a relation, or NULL if it has none; under the lock (either mode). */
-static RelationReadsEntry *
-find_entry(const RelationReadsKey *key)
-{
-	return hash_search(table, key, HASH_FIND, NULL);
-}
-
 /*
  * A relation's entry, made if it has none and the table has room (NULL
  * then: the overflow counts it); under the exclusive lock.
@@ -264,7 +257,7 @@ find_entry(const RelationReadsKey *key)
 static RelationReadsEntry *
 find_or_make_entry(const RelationReadsKey *key, const EntryNames *names)
 {
-	RelationReadsEntry *entry = find_entry(key);
+	RelationReadsEntry *entry = hash_search(table, key, HASH_FIND, NULL);
 	bool		found;
 
 	/* the bound is the setting's, not what the memory's slack would hold */
@@ -430,7 +423,7 @@ relation_reads_add(const RelationReadsDelta *deltas, int count)
 
 		if (delta_is_empty(&deltas[i]))
 			continue;
-		relation = deltas[i].rel != NULL ? RelationGetRelid(deltas[i].rel) : InvalidOid;
+		relation = key_of(&deltas[i]).relation;
 		slot = pending != NULL ? &pending->slots[relation % PENDING_SLOTS] : NULL;
 		if (slot != NULL && slot->generation == generation && slot->relation == relation)
 			add_to_slot(slot, &deltas[i]);
