@@ -187,10 +187,13 @@ take_sample(ReadTracker *tracker, TrackedNode *node)
 	int64		reads = kernel_reads_now();
 	int64		device_bytes = device_bytes_now();
 	cachectl_read_sources span = {0};
-	cachectl_error error = {0};
+	cachectl_error error;		/* filled by the bridge when it fails */
+	int64		span_reads = Max(reads - tracker->reads_seen, 0);
+	int64		span_device_bytes = Max(device_bytes - tracker->device_bytes_seen, 0);
 
-	if (cachectl_read_sources_add_span(&span, &tracker->unclaimed_device_bytes, Max(reads - tracker->reads_seen, 0),
-									   Max(device_bytes - tracker->device_bytes_seen, 0),
+	/* page-cache hits only (the common read) need no bridge call */
+	if (!cachectl_read_sources_page_cache_span(&span, tracker->unclaimed_device_bytes, span_reads, span_device_bytes) &&
+		cachectl_read_sources_add_span(&span, &tracker->unclaimed_device_bytes, span_reads, span_device_bytes,
 									   BLCKSZ, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 	tracker->reads_seen = reads;

@@ -76,7 +76,7 @@ typedef struct CountedQuery
 	int			widest_node;	/* the most members of one node */
 	int			split_capacity;
 	int64	   *split_blocks;	/* room for widest_node */
-	cachectl_relation_reads *split_shares;	/* room for widest_node + 1 */
+	cachectl_relation_reads **split_totals;	/* room for widest_node + 1 */
 	bool		has_gather;
 	bool		sources_known;	/* false with io_method = worker: every block unsplit */
 } CountedQuery;
@@ -286,7 +286,7 @@ span_to_relations(void *arg, PlanState *state, const cachectl_read_sources *span
 {
 	CountedQuery *query = arg;
 	NodeRelations *node;
-	cachectl_error error = {0};
+	cachectl_error error;		/* filled by the bridge when it fails */
 	int			id;
 
 	if (state == NULL || IsA(state, GatherState) || IsA(state, GatherMergeState))
@@ -297,22 +297,24 @@ span_to_relations(void *arg, PlanState *state, const cachectl_read_sources *span
 	node = &query->nodes[id];
 	if (node->count == 0 && query->has_gather)
 		return;
-	room_for_both((void **) &query->split_blocks, sizeof(int64), (void **) &query->split_shares,
-				  sizeof(cachectl_relation_reads), &query->split_capacity, query->widest_node + 1);
+	room_for_both((void **) &query->split_blocks, sizeof(int64), (void **) &query->split_totals,
+				  sizeof(cachectl_relation_reads *), &query->split_capacity, query->widest_node + 1);
 	for (int m = 0; m < node->count; m++)
 	{
-		int64		since = reads_since_seen(query, query->members[node->first + m]);
+		int			index = query->members[node->first + m];
+		int64		since = reads_since_seen(query, index);
 
 		/* one relation: the whole span is its own (its TOAST, its stream's reads ahead) */
 		query->split_blocks[m] = node->count == 1 ? span->read_blocks : since;
+		query->split_totals[m] = &query->deltas[index].reads;
 	}
-	memset(query->split_shares, 0, sizeof(cachectl_relation_reads) * (node->count + 1));
-	if (cachectl_read_sources_split(span, query->split_blocks, node->count, query->sources_known,
-									query->split_shares, &error) != CACHECTL_OK)
+	query->split_totals[node->count] = &query->deltas[0].reads;
+	/* page-cache hits only (the common read) need no bridge call */
+	if (!cachectl_read_sources_split_page_cache(span, query->split_blocks, node->count, query->sources_known,
+												query->split_totals) &&
+		cachectl_read_sources_split(span, query->split_blocks, node->count, query->sources_known,
+									query->split_totals, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
-	for (int m = 0; m < node->count; m++)
-		cachectl_relation_reads_add(&query->deltas[query->members[node->first + m]].reads, &query->split_shares[m]);
-	cachectl_relation_reads_add(&query->deltas[0].reads, &query->split_shares[node->count]);
 }
 
 /* The backend's counting state, emptied for a query of node_bound plan nodes. */

@@ -136,6 +136,29 @@ TEST_CASE("the C functions apply the same rule and report a bad span") {
     cachectl_read_sources_add(&tally, &other);
     CHECK(tally.read_blocks == 5);
     CHECK(tally.os_hit_blocks == 3);
+    cachectl_read_sources huge{0, 0, 0, std::numeric_limits<std::int64_t>::max() - 1};
+    cachectl_read_sources_add(&huge, &tally);
+    CHECK(huge.device_read_bytes == std::numeric_limits<std::int64_t>::max());
+    CHECK(huge.read_blocks == 5);
+}
+
+TEST_CASE("the caller's page-cache span is the rule's span wherever it decides one, and defers elsewhere") {
+    for (std::int64_t reads : {std::int64_t{0}, std::int64_t{1}, std::int64_t{7}, std::int64_t{1} << 40}) {
+        ReadSources by_rule;
+        std::int64_t carry = 0;
+        by_rule.add_span(reads, 0, block, carry);
+        cachectl_read_sources span{9, 9, 9, 9}; // set, not added to
+        REQUIRE(cachectl_read_sources_page_cache_span(&span, 0, reads, 0));
+        CHECK(ReadSources{span.read_blocks, span.os_hit_blocks, span.device_read_blocks, span.device_read_bytes} ==
+              by_rule);
+        CHECK(carry == 0);
+    }
+    cachectl_read_sources span{};
+    CHECK_FALSE(cachectl_read_sources_page_cache_span(&span, 0, 3, 1));     // a device byte
+    CHECK_FALSE(cachectl_read_sources_page_cache_span(&span, 4096, 3, 0));  // readahead carried: it covers blocks
+    CHECK_FALSE(cachectl_read_sources_page_cache_span(&span, 0, -1, 0));    // bad input: the bridge reports it
+    CHECK(span.read_blocks == 0);
+    CHECK(span.os_hit_blocks == 0);
 }
 
 } // namespace
