@@ -29,7 +29,8 @@
 # A benchmark, not a test.
 #
 # Settings (environment): QUICK=1 (7 rounds of 3 s), ROUNDS (default 36),
-# SECONDS_PER_RUN (default 2), CLIENTS (default 2), PG_CONFIG, TMPDIR.
+# SECONDS_PER_RUN (default 2), CLIENTS (default 2), WORKING_SETS (default
+# "shared os"; one of them alone takes half the time), PG_CONFIG, TMPDIR.
 set -euo pipefail
 export LC_ALL=C
 
@@ -182,7 +183,7 @@ bench_start relation_reads
 say "relation_reads: the cost of cachectl.track_reads on pgbench -S (on/off, alternating, one cluster)"
 say "  machine: $(machine_summary)"
 
-for working_set in shared os; do
+for working_set in ${WORKING_SETS:-shared os}; do
     if [ "$working_set" = shared ]; then
         pool=1GB scale=20
     else

@@ -241,6 +241,12 @@ read_tracker_node_bound(const ReadTracker *tracker)
 	return tracker->node_count;
 }
 
+PlanState *
+read_tracker_node_state(const ReadTracker *tracker, int plan_node_id)
+{
+	return plan_node_id >= 0 && plan_node_id < tracker->node_count ? tracker->nodes[plan_node_id].state : NULL;
+}
+
 static bool
 wrap_node(PlanState *state, void *context)
 {

@@ -92,6 +92,11 @@ extern ReadCounters read_counters_since_last_look(void);
 extern ReadTracker *read_tracker_start(QueryDesc *desc, const ReadCounters *before_start);
 /* One more than the largest plan_node_id of its query: the size of an array by node id. */
 extern int	read_tracker_node_bound(const ReadTracker *tracker);
+/*
+ * The plan node of that id the tracker wrapped (the first one seen, for a
+ * subplan's shared state), or NULL: its plan's nodes without a second walk.
+ */
+extern PlanState *read_tracker_node_state(const ReadTracker *tracker, int plan_node_id);
 
 /* The running tracker of this query (started by this library), or NULL. */
 extern ReadTracker *read_tracker_of(const QueryDesc *desc);

@@ -25,7 +25,6 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
-#include "nodes/nodeFuncs.h"
 #include "pgstat.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -148,16 +147,21 @@ room_for(void *array, int *capacity, int needed, Size element)
 	return likely(array != NULL && needed <= *capacity) ? array : grow_to(array, capacity, needed, element);
 }
 
-/* Two arrays kept the same length (one capacity for both) grown to hold needed elements. */
+/* Grows two arrays kept the same length (one capacity for both) to hold needed elements. */
 static void
-room_for_both(void **first, Size first_element, void **second, Size second_element, int *capacity, int needed)
+grow_both(void **first, Size first_element, void **second, Size second_element, int *capacity, int needed)
 {
 	int			second_capacity = *capacity;
 
-	if (likely(*first != NULL && needed <= *capacity))
-		return;
 	*first = grow_to(*first, capacity, needed, first_element);
 	*second = grow_to(*second, &second_capacity, needed, second_element);
+}
+
+static inline void
+room_for_both(void **first, Size first_element, void **second, Size second_element, int *capacity, int needed)
+{
+	if (unlikely(*first == NULL || needed > *capacity))
+		grow_both(first, first_element, second, second_element, capacity, needed);
 }
 
 /* Makes room for one more relation. */
@@ -259,25 +263,24 @@ add_node_members(CountedQuery *query, NodeRelations *node, PlanState *state)
 	}
 }
 
-static bool
-find_members(PlanState *state, void *context)
+/* Each plan node's relations, through the nodes the tracker wrapped (no walk of its own). */
+static void
+find_members(CountedQuery *query, const ReadTracker *tracker)
 {
-	CountedQuery *query = context;
-	int			id = state->plan->plan_node_id;
-
-	/* a node seen twice (a subplan's shared state) keeps its first members */
-	if (id >= 0 && id < query->node_bound && query->nodes[id].first < 0)
+	for (int id = 0; id < query->node_bound; id++)
 	{
+		PlanState  *state = read_tracker_node_state(tracker, id);
 		NodeRelations *node = &query->nodes[id];
 
+		if (state == NULL)
+			continue;
 		node->first = query->member_count;
 		node->count = 0;
 		add_node_members(query, node, state);
 		query->widest_node = Max(query->widest_node, node->count);
+		if (IsA(state, GatherState) || IsA(state, GatherMergeState))
+			query->has_gather = true;
 	}
-	if (IsA(state, GatherState) || IsA(state, GatherMergeState))
-		query->has_gather = true;
-	return planstate_tree_walker(state, find_members, context);
 }
 
 /* One sampled span, to the relations of the node that ran it. */
@@ -347,10 +350,10 @@ start_counting(QueryDesc *desc, const ReadCounters *before)
 
 	if (tracker == NULL)
 		tracker = read_tracker_start(desc, before);
-	/* the tracker walked the plan already: its bound, not a second walk */
+	/* the tracker walked the plan already: its bound and nodes, not a second walk */
 	query = new_counted_query(read_tracker_node_bound(tracker));
 	query->sources_known = read_sources_unknowable() == NULL;
-	(void) find_members(desc->planstate, query);
+	find_members(query, tracker);
 	/* counted while its tracker runs: found again at ExecutorEnd through it (an error drops both) */
 	read_tracker_set_sink(tracker, span_to_relations, query);
 }
