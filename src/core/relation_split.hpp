@@ -44,8 +44,9 @@ struct RelationReads {
 // 0 .. relation_count (the last is other's); relation_blocks holds each
 // relation's blocks in the span (>= 0).  sources_known false (other
 // processes made the reads: io_method = worker) counts every block as
-// unsplit.  A template in the header: the executor runs it once per sampled
-// read, adding the shares straight into its running totals.
+// unsplit.  A template in the header: the executor runs it for every sampled
+// read that was not all page-cache hits (those it splits inline:
+// read_sources.h), adding the shares straight into its running totals.
 template <typename AddShare>
 void split_span(const ReadSources &span, const std::int64_t *relation_blocks, std::size_t relation_count,
                 bool sources_known, AddShare &&add_share) {

@@ -4,14 +4,16 @@
 # tests start, a relation's segment files, size and evicted pages, relations
 # made huge with sparse segment files, and the pgbench load with the checks
 # that follow it (the pgbench invariant, amcheck, the server log,
-# pg_checksums), and the kernel's own page counts of a file range
-# (cachestat).
+# pg_checksums), the kernel's own page counts of a file range
+# (cachestat), and the files a test creates to signal its background
+# sessions.
 package CachectlTest;
 
 use strict;
 use warnings;
 
 use Exporter 'import';
+use File::Spec;
 use IPC::Run;
 use POSIX ();
 use PostgreSQL::Test::Cluster;
@@ -22,7 +24,7 @@ our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_p
   fincore_total start_cache_node segment_files main_fork_blocks os_evicted_page_list
   extend_with_sparse_segments grow_into_second_segment start_pgbench finish_pgbench
   check_pgbench_balances check_amcheck log_trouble check_pg_checksums sqlstate_of
-  cachestat_counts);
+  cachestat_counts signal_file file_exists_sql);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -354,6 +356,24 @@ sub sqlstate_of
 	  unless defined $sqlstate;
 	$stdout =~ s/^LAST_ERROR_SQLSTATE=.*\n?//m;
 	return ($sqlstate, $stdout, $stderr);
+}
+
+# The path of a file the test creates to signal a session running in
+# $node's server: absolute, as COPY TO needs and pg_stat_file() reads it
+# (17 and 18's test Cluster gives a relative basedir).
+sub signal_file
+{
+	my ($node, $name) = @_;
+	return File::Spec->rel2abs($node->basedir) . "/$name";
+}
+
+# The SQL condition "the file at $path exists", for a session's wait loop.
+# Not pg_stat_file($path, true) IS NOT NULL: on Linux its creation column is
+# NULL, so that row is never NOT NULL.
+sub file_exists_sql
+{
+	my ($path) = @_;
+	return "(pg_stat_file('$path', true)).size IS NOT NULL";
 }
 
 1;

@@ -22,8 +22,7 @@
 use strict;
 use warnings;
 
-use CachectlTest qw(require_fincore_on_disk start_cache_node);
-use File::Spec;
+use CachectlTest qw(require_fincore_on_disk start_cache_node signal_file file_exists_sql);
 use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
@@ -93,7 +92,8 @@ cmp_ok($device_bytes, '>=', $device_blocks * $block_size,
 
 # ---- 2. only in the OS page cache, another session reading from the device ----
 only_in_os_cache();
-my $stop_file = File::Spec->rel2abs($node->basedir) . '/stop_other_reader';
+my $stop_file = signal_file($node, 'stop_other_reader');
+my $stop_file_exists = file_exists_sql($stop_file);
 my ($reader_out, $reader_err) = ('', '');
 my $reader = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
@@ -102,7 +102,7 @@ BEGIN
     FOR i IN 1..200 LOOP
         PERFORM count(*) FROM cachectl.cold('other');
         PERFORM count(pad) FROM other;
-        EXIT WHEN (pg_stat_file('$stop_file', true)).size IS NOT NULL;
+        EXIT WHEN $stop_file_exists;
     END LOOP;
 END \$\$} ],
 	'>', \$reader_out, '2>', \$reader_err);

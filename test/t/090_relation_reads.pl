@@ -25,8 +25,7 @@
 use strict;
 use warnings;
 
-use CachectlTest qw(require_fincore_on_disk start_cache_node start_pgbench finish_pgbench);
-use File::Spec;
+use CachectlTest qw(require_fincore_on_disk start_cache_node start_pgbench finish_pgbench signal_file file_exists_sql);
 use IPC::Run;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
@@ -121,7 +120,8 @@ is($node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.relation_reads W
 
 # ---- 1. constructed states ----
 $node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('t')});
-my $stop_file = File::Spec->rel2abs($node->basedir) . '/stop_other_reader';
+my $stop_file = signal_file($node, 'stop_other_reader');
+my $stop_file_exists = file_exists_sql($stop_file);
 my $reader = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
 DO \$\$
@@ -129,7 +129,7 @@ BEGIN
     FOR i IN 1..200 LOOP
         PERFORM count(*) FROM cachectl.cold('other');
         PERFORM count(pad) FROM other;
-        EXIT WHEN (pg_stat_file('$stop_file', true)).size IS NOT NULL;
+        EXIT WHEN $stop_file_exists;
     END LOOP;
 END
 \$\$} ],
@@ -235,7 +235,8 @@ SELECT count(*) FROM cachectl.relation_reads
 # A session that counted before another session's reset must count into
 # new rows after it (not into the removed ones).
 $node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
-my $reset_file = File::Spec->rel2abs($node->basedir) . '/reset_done';
+my $reset_file = signal_file($node, 'reset_done');
+my $reset_file_exists = file_exists_sql($reset_file);
 my ($known_out, $known_err) = ('', '');
 my $known_session = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
@@ -245,7 +246,7 @@ BEGIN
     SELECT abalance INTO b FROM pgbench_accounts WHERE aid = 1;
     SELECT abalance INTO b FROM pgbench_accounts WHERE aid = 2;
     FOR i IN 1..600 LOOP
-        EXIT WHEN (pg_stat_file('$reset_file', true)).size IS NOT NULL;
+        EXIT WHEN $reset_file_exists;
         PERFORM pg_sleep(0.05);
     END LOOP;
     FOR i IN 1..10 LOOP
@@ -277,8 +278,9 @@ ok($known_hits >= 10 && $known_hits <= 20, "its 10 lookups after the reset count
 # exits (its slots folded in).
 $node->safe_psql('postgres', join('', map { "CREATE TABLE slot_$_ (id int); INSERT INTO slot_$_ VALUES ($_);\n" } 1 .. 70));
 $node->safe_psql('postgres', q{SELECT cachectl.reset_relation_reads()});
-my $slots_file = File::Spec->rel2abs($node->basedir) . '/slots_read';
-my $slots_counted = File::Spec->rel2abs($node->basedir) . '/slots_counted';
+my $slots_file = signal_file($node, 'slots_read');
+my $slots_file_exists = file_exists_sql($slots_file);
+my $slots_counted = signal_file($node, 'slots_counted');
 my ($slots_out, $slots_err) = ('', '');
 my $slots_session = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
@@ -292,7 +294,7 @@ BEGIN
     END LOOP;
     COPY (SELECT 'counted') TO '$slots_counted';
     FOR i IN 1..6000 LOOP
-        EXIT WHEN (pg_stat_file('$slots_file', true)).size IS NOT NULL;
+        EXIT WHEN $slots_file_exists;
         PERFORM pg_sleep(0.05);
     END LOOP;
 END \$\$} ],
