@@ -17,57 +17,58 @@ PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache
 
 SHIM_OBJS = \
 	src/pg/pg_cachectl.o \
-	src/pg/action_progress.o \
-	src/pg/cold.o \
-	src/pg/core_errors.o \
-	src/pg/core_ownership.o \
-	src/pg/database_relations.o \
-	src/pg/database_cache.o \
-	src/pg/cache_metrics.o \
-	src/pg/relation_set.o \
-	src/pg/relation_guard.o \
-	src/pg/internal_entry.o \
-	src/pg/null_arguments.o \
-	src/pg/transaction_block.o \
-	src/pg/user_errors.o \
-	src/pg/fork_files.o \
-	src/pg/fork_residency.o \
-	src/pg/snapshot_runs.o \
-	src/pg/snapshot_plan.o \
-	src/pg/snapshot_match.o \
-	src/pg/snapshot_record.o \
-	src/pg/snapshot_load.o \
-	src/pg/snapshot_restore.o \
-	src/pg/block_runs.o \
-	src/pg/cluster_identity.o \
-	src/pg/os_cache_jobs.o \
-	src/pg/os_control.o \
-	src/pg/os_map.o \
-	src/pg/os_residency.o \
-	src/pg/prewarm.o \
-	src/pg/block_loader.o \
-	src/pg/buffer_eviction.o \
-	src/pg/both_layers.o \
-	src/pg/call_arguments.o \
-	src/pg/buffer_pool_pass.o \
-	src/pg/buffer_scan_setup.o \
-	src/pg/shared_buffers.o \
-	src/pg/autowarm_settings.o \
-	src/pg/autowarm_state.o \
-	src/pg/autowarm_leader.o \
-	src/pg/autowarm_database.o \
-	src/pg/autowarm_load.o \
-	src/pg/autowarm_start_marker.o \
-	src/pg/autowarm_drop_database.o \
-	src/pg/autowarm_status.o \
-	src/pg/autowarm_wait.o \
-	src/pg/read_tracking.o \
-	src/pg/relation_reads.o \
-	src/pg/relation_reads_counting.o \
-	src/pg/relation_reads_sql.o \
-	src/pg/plan_node_names.o \
-	src/pg/explain_reads.o \
-	src/pg/explain_option.o
+	src/pg/api/action_progress.o \
+	src/pg/api/block_runs.o \
+	src/pg/api/call_arguments.o \
+	src/pg/api/core_errors.o \
+	src/pg/api/core_ownership.o \
+	src/pg/api/internal_entry.o \
+	src/pg/api/null_arguments.o \
+	src/pg/api/settings.o \
+	src/pg/api/transaction_block.o \
+	src/pg/api/user_errors.o \
+	src/pg/relation_set/relation_set.o \
+	src/pg/relation_set/database_relations.o \
+	src/pg/relation_set/fork_files.o \
+	src/pg/relation_set/relation_guard.o \
+	src/pg/shared_buffers/shared_buffers.o \
+	src/pg/shared_buffers/buffer_eviction.o \
+	src/pg/shared_buffers/buffer_pool_pass.o \
+	src/pg/shared_buffers/buffer_scan_setup.o \
+	src/pg/os_cache/os_cache.o \
+	src/pg/os_cache/fork_residency.o \
+	src/pg/os_cache/os_control.o \
+	src/pg/os_cache/os_map.o \
+	src/pg/os_cache/os_residency.o \
+	src/pg/both_layers/both_layers.o \
+	src/pg/both_layers/block_loader.o \
+	src/pg/both_layers/cold.o \
+	src/pg/both_layers/prewarm.o \
+	src/pg/snapshots/cluster_identity.o \
+	src/pg/snapshots/snapshot_load.o \
+	src/pg/snapshots/snapshot_match.o \
+	src/pg/snapshots/snapshot_plan.o \
+	src/pg/snapshots/snapshot_record.o \
+	src/pg/snapshots/snapshot_restore.o \
+	src/pg/snapshots/snapshot_runs.o \
+	src/pg/cache_metrics/cache_metrics.o \
+	src/pg/cache_metrics/database_cache.o \
+	src/pg/autowarm/autowarm_database.o \
+	src/pg/autowarm/autowarm_drop_database.o \
+	src/pg/autowarm/autowarm_leader.o \
+	src/pg/autowarm/autowarm_load.o \
+	src/pg/autowarm/autowarm_settings.o \
+	src/pg/autowarm/autowarm_start_marker.o \
+	src/pg/autowarm/autowarm_state.o \
+	src/pg/autowarm/autowarm_status.o \
+	src/pg/autowarm/autowarm_wait.o \
+	src/pg/reads/explain_option.o \
+	src/pg/reads/explain_reads.o \
+	src/pg/reads/plan_node_names.o \
+	src/pg/reads/read_tracking.o \
+	src/pg/reads/relation_reads.o \
+	src/pg/reads/relation_reads_counting.o \
+	src/pg/reads/relation_reads_sql.o
 
 CORE_OBJS = \
 	src/core/bitmap.o \
@@ -128,7 +129,9 @@ REGRESS = \
 	read_sources \
 	relation_reads
 
-PG_CPPFLAGS = -I$(srcdir)/include
+# The shim includes its own headers by area ("api/api.h"), the C ABI as
+# "pg_cachectl/bridge.h".
+PG_CPPFLAGS = -I$(srcdir)/include -I$(srcdir)/src/pg
 PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
 SHLIB_LINK = -lstdc++ -Wl,--version-script=$(srcdir)/src/pg/exports.map
 
@@ -166,7 +169,7 @@ endif
 # A VPATH build (Debian's pg_buildext builds in build-VERSION/, see debian/)
 # writes its objects into directories of its own, which must exist.
 ifdef VPATH
-$(shell mkdir -p src/pg src/core)
+$(shell mkdir -p src/core $(sort $(dir $(SHIM_OBJS))))
 endif
 
 # The core is compiled without the server's include path (no $(CPPFLAGS)),
@@ -243,7 +246,7 @@ bench:
 
 
 # PGXS tracks no header dependencies by default.
-$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*.h)
+$(OBJS): $(CORE_HEADERS) $(wildcard src/pg/*/*.h)
 $(shlib): src/pg/exports.map
 
 print-regress-tests:

@@ -105,7 +105,7 @@ tap_files=$(ls test/t/*.pl | wc -l)
 regress_suites=$(make -s --no-print-directory print-regress-tests | wc -w)
 long_mode=${CACHECTL_LONG_TESTS:-reduced}
 echo "==== plan: unit (Catch2, plain and sanitized), then on each of: ${versions:-$PG_CONFIG}"
-echo "     pg_regress $regress_suites suites and $tap_files scenario files (${CACHECTL_TAP_JOBS:-4} at a time);"
+echo "     the architecture check (first version only), pg_regress $regress_suites suites and $tap_files scenario files (${CACHECTL_TAP_JOBS:-4} at a time);"
 if [ "$long_mode" = full ]; then
     echo "     long tests (fuzz, sqlsmith, soak) at full length on the first version, ${EXTRA_VERSION_LONG_TEST_SECONDS} s elsewhere."
 else
@@ -196,6 +196,12 @@ run_version() {
             return
         fi
     } >>"$dir/output"
+    # the tree's rules (no loop of calls or includes, src/pg in area folders),
+    # read off the objects just built: once, on the host's build
+    if [ "$key" = primary ]; then
+        echo "==== $label: architecture (test/check_architecture.pl)" >>"$dir/output"
+        run_suite "$dir" architecture bash -c 'cd "$1" && perl test/check_architecture.pl' _ "$tree"
+    fi
     echo "==== $label: regression tests (pg_regress)" >>"$dir/output"
     run_suite "$dir" regress "${in_place[@]}" env PG_CONFIG="$pg_config" "$@" bash "$tree/test/run_regress.sh"
     echo "==== $label: scenario tests (TAP)" >>"$dir/output"

@@ -87,7 +87,7 @@ typedef enum cachectl_cachestat_support
 
 /*
  * Filled by a failing call with what failed, never with words for a user:
- * the shim words the message (src/pg/core_errors.c) after the call returned.
+ * the shim words the message (src/pg/api/core_errors.c) after the call returned.
  */
 typedef struct cachectl_error
 {

@@ -57,15 +57,15 @@ ok(-f "$tree/.built-for", 'the build records which installation it is for');
 ($status) = make_in_tree('-q');
 is($status, 0, 'make with the same PG_CONFIG has nothing to do');
 ($status, $output) = make_in_tree('-n', 'install');
-unlike($output, qr{-o src/pg/relation_set\.o}, 'make install with the same PG_CONFIG compiles nothing');
+unlike($output, qr{-o src/pg/relation_set/relation_set\.o}, 'make install with the same PG_CONFIG compiles nothing');
 
 ($status, $output) = run_capturing('make', '-n', '-C', $tree, "PG_CONFIG=$other/pg_config", 'install');
-like($output, qr{-o src/pg/relation_set\.o}, 'make install with another PG_CONFIG compiles the shim again');
+like($output, qr{-o src/pg/relation_set/relation_set\.o}, 'make install with another PG_CONFIG compiles the shim again');
 like($output, qr{-o src/core/bitmap\.o}, 'and the core');
 ($status) = run_capturing('make', '-s', '-q', '-C', $tree, "PG_CONFIG=$other/pg_config");
 isnt($status, 0, 'make with another PG_CONFIG is not up to date');
 ok(!-e "$tree/pg_cachectl.so", 'the module built for the other installation is gone');
-ok(!-e "$tree/src/pg/relation_set.o" && !-e "$tree/src/core/bitmap.o",
+ok(!-e "$tree/src/pg/relation_set/relation_set.o" && !-e "$tree/src/core/bitmap.o",
 	'so are the shim and core objects');
 
 ($status, $output) = run_capturing('make', '-s', '-C', $tree, "PG_CONFIG=$other/pg_config", '-j2');
