@@ -5,8 +5,9 @@
 # made huge with sparse segment files, and the pgbench load with the checks
 # that follow it (the pgbench invariant, amcheck, the server log,
 # pg_checksums), the kernel's own page counts of a file range
-# (cachestat), and the files a test creates to signal its background
-# sessions.
+# (cachestat), the files a test creates to signal its background
+# sessions, and the wait for a state that something else brings about
+# (poll_until).
 package CachectlTest;
 
 use strict;
@@ -19,12 +20,13 @@ use POSIX ();
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
+use Time::HiRes ();
 
 our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
   fincore_total start_cache_node segment_files main_fork_blocks os_evicted_page_list
   extend_with_sparse_segments grow_into_second_segment start_pgbench finish_pgbench
   check_pgbench_balances check_amcheck log_trouble check_pg_checksums sqlstate_of
-  cachestat_counts signal_file file_exists_sql);
+  cachestat_counts signal_file file_exists_sql poll_until);
 
 # Skips the whole test where fincore is missing, or where the test directory
 # (the nodes' data directories live under it) is on tmpfs: DONTNEED drops
@@ -374,6 +376,34 @@ sub file_exists_sql
 {
 	my ($path) = @_;
 	return "(pg_stat_file('$path', true)).size IS NOT NULL";
+}
+
+# Calls $check until it returns a true value or $seconds have passed (the
+# harness's timeout_default, 180 s unless PG_TEST_TIMEOUT_DEFAULT says
+# otherwise, when $seconds is undef); returns what $check returned last, so
+# a caller asserts on it: ok(poll_until(...), ...).  For what another
+# process brings about in its own time (a log line of a background worker,
+# statistics flushed by a backend that exits, a lock a session has yet to
+# take): a test never samples such a state once.  A state a query reads is
+# better waited for by the node's poll_query_until.  $check may die while a
+# server restarts (psql's broken pipe): that counts as not yet (and is
+# shown if it is still so at the deadline).
+sub poll_until
+{
+	my ($check, $seconds) = @_;
+	$seconds //= $PostgreSQL::Test::Utils::timeout_default;
+	my $deadline = Time::HiRes::time() + $seconds;
+	while (1)
+	{
+		my $result = eval { $check->() };
+		return $result if $result;
+		if (Time::HiRes::time() > $deadline)
+		{
+			diag("poll_until: the last check died: $@") if $@;
+			return $result;
+		}
+		Time::HiRes::sleep(0.1);
+	}
 }
 
 1;

@@ -89,6 +89,40 @@ CREATE TABLE eviction_rounds (
     skipped int8 NOT NULL);
 });
 
+# The evicting session's backend as pg_stat_activity shows it (pid, state,
+# wait event, the cachectl call of its statement), watched from inside the
+# server every millisecond until it is seen running a statement without
+# waiting for WAL (which it does mostly to commit), or until patience has
+# passed.  A session that loops over two statements is idle between them:
+# sampled once, or a hundred times by psql runs that take a while each on a
+# loaded machine, it may never be seen in its loop.
+$node->safe_psql(
+	'postgres', q{
+CREATE FUNCTION evicting_backend(app text, patience interval) RETURNS text
+LANGUAGE plpgsql AS $$
+DECLARE
+    deadline timestamptz := clock_timestamp() + patience;
+    seen_pid int4;
+    seen_state text;
+    seen_wait text;
+    seen_call text;
+BEGIN
+    LOOP
+        PERFORM pg_stat_clear_snapshot();
+        SELECT pid, state, coalesce(wait_event, '-'),
+               coalesce(substring(query FROM 'cachectl[.][a-z_]+'), '-')
+          INTO seen_pid, seen_state, seen_wait, seen_call
+          FROM pg_stat_activity WHERE application_name = app;
+        EXIT WHEN seen_state = 'active' AND seen_call <> '-'
+              AND seen_wait NOT LIKE 'WAL%';
+        EXIT WHEN clock_timestamp() > deadline;
+        PERFORM pg_sleep(0.001);
+    END LOOP;
+    RETURN concat_ws('|', seen_pid, seen_state, seen_wait, seen_call);
+END
+$$;
+});
+
 my $evict_script = $node->basedir . '/evict_round.sql';
 append_to_file(
 	$evict_script, q{
@@ -127,23 +161,14 @@ sub history_rows
 	return scalar_query('SELECT count(*) FROM pgbench_history');
 }
 
-# The backend of the evicting session: pid, state, wait event and what it
-# runs.  Sampled until it runs a statement without waiting for WAL (which
-# it does mostly to commit), so that a kill right after lands in an eviction
-# as often as can be arranged.
+# The backend of the evicting session: pid, state, wait event and the call
+# it runs, once it is seen in an eviction (evicting_backend), so that a kill
+# right after lands in one as often as can be arranged.  It waits no longer
+# than the session runs: not seen by then, it was not in its loop.
 sub evictor_backend
 {
-	my @backend;
-	for (my $sample = 0; $sample < 100; $sample++)
-	{
-		@backend = split /\|/, scalar_query(
-			qq{
-SELECT pid, state, coalesce(wait_event, '-'),
-       coalesce(substring(query FROM 'cachectl[.][a-z_]+'), '-')
-  FROM pg_stat_activity WHERE application_name = '$evictor_name'});
-		last if @backend && $backend[1] eq 'active' && $backend[2] !~ /^WAL/;
-	}
-	return @backend;
+	return split /\|/, scalar_query(
+		qq{SELECT evicting_backend('$evictor_name', '$kill_seconds s')});
 }
 
 # The pids of the processes whose parent is the given one.

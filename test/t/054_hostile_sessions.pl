@@ -126,10 +126,15 @@ for my $case (
 	my ($name, $call_sql, $ddl) = @$case;
 	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('big')});
 	my $call = start_long_call($call_sql);
-	$node->poll_query_until('postgres',
-		q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE '%max_mb_per_sec => 4%' AND pid <> pg_backend_pid()})
-	  or die "$name did not start";
-	sleep(0.5);
+	# The DDL's lock_timeout is only about the call's lock once the call
+	# holds it: seen in pg_stat_activity it may still be planning (0.5 s
+	# was waited here, and a loaded machine can take longer).
+	$node->poll_query_until('postgres', q{
+SELECT count(*) > 0
+  FROM pg_stat_activity AS a JOIN pg_locks AS l ON l.pid = a.pid
+ WHERE a.query LIKE '%max_mb_per_sec => 4%' AND a.pid <> pg_backend_pid()
+   AND l.locktype = 'relation' AND l.relation = 'big'::regclass AND l.granted})
+	  or die "$name did not take its lock on big";
 	my ($ddl_out, $ddl_err) = ('', '');
 	$node->psql('postgres', "SET lock_timeout = '500ms'; $ddl", stdout => \$ddl_out, stderr => \$ddl_err);
 	like($ddl_err, qr/lock timeout/, "$ddl waits for the lock of a running $name");

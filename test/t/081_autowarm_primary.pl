@@ -22,6 +22,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
+use CachectlTest qw(poll_until);
 use AutowarmTest qw(start_autowarm_node cold_restart_loads autowarm_state wait_for_status drop_data_files_from_os_cache
   shared_share_resident create_filled_table read_through_index);
 
@@ -41,8 +42,12 @@ cold_restart_loads($node, 'restarted cold');
 my ($share, $blocks) = shared_share_resident($node, 'autowarm', [ 'hot_t', 'hot_t_pkey' ]);
 cmp_ok($blocks, '>=', 500, "the snapshot held the hot set ($blocks shared blocks)");
 cmp_ok($share, '>=', 0.95, sprintf('%.1f %% of it is in shared buffers again', 100 * $share));
+# The worker logs the load's end just after it counts the load done (which
+# cold_restart_loads waited for): wait for the line too.
 ok($node->log_contains(qr/loading cache snapshot "autowarm" into database "postgres" \(server start\)/)
-	  && $node->log_contains(qr/loaded cache snapshot "autowarm" into database "postgres": \d+ shared and \d+ OS blocks/),
+	  && poll_until(sub {
+			$node->log_contains(qr/loaded cache snapshot "autowarm" into database "postgres": \d+ shared and \d+ OS blocks/);
+		}),
 	'one LOG line at the start and one at the end of the load');
 
 # ---- an unchanged cache writes nothing ----

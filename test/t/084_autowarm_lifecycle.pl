@@ -33,6 +33,7 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes qw(time usleep);
+use CachectlTest qw(poll_until);
 use AutowarmTest qw(start_autowarm_node autowarm_state wait_for_status create_filled_table);
 
 my $node = start_autowarm_node('lifecycle', 2);
@@ -98,16 +99,23 @@ ok(defined wait_for_status($node, "snapshots_taken > $taken", 6),
 # ---- a primary that may not write yet is waited for ----
 create_filled_table($node, 'hot_t', 8000, 1);
 my $failures = autowarm_state($node, 'failures');
+my $log_offset = -s $node->logfile;
 set_and_reload('default_transaction_read_only', 'on');
-sleep 1;
+# The worker tries a snapshot every interval; its first try while
+# read-only says so in the log.  From then on it records nothing, so the
+# count read after the line cannot move (read after a fixed sleep, it moved
+# when the worker had not yet seen the reload).
+my $says_it_waits = poll_until(sub {
+		$node->log_contains(qr/database "postgres" is read-only for now; the snapshot waits until it may write/,
+			$log_offset);
+	});
 $taken = autowarm_state($node, 'snapshots_taken');
 $node->safe_psql('postgres', 'SELECT * FROM cachectl.evict(\'hot_t\'); SELECT count(*) FROM hot_t');
 sleep 6;
 is(autowarm_state($node, 'failures'), $failures,
 	'read-only primary: no failure counted (it was "cannot execute DELETE in a read-only transaction")');
 is(autowarm_state($node, 'snapshots_taken'), $taken, 'and no snapshot taken while read-only');
-ok($node->log_contains(qr/database "postgres" is read-only for now; the snapshot waits until it may write/),
-	'the log says it waits');
+ok($says_it_waits, 'the log says it waits');
 $node->safe_psql('postgres', q{SET default_transaction_read_only = off; ALTER SYSTEM RESET default_transaction_read_only});
 $node->safe_psql('postgres', 'SELECT pg_reload_conf()');
 ok(defined wait_for_status($node, "snapshots_taken > $taken AND failures = $failures", 8),
@@ -118,7 +126,7 @@ $node->safe_psql('postgres', 'CREATE DATABASE db2');
 $node->safe_psql('db2', 'CREATE EXTENSION pg_cachectl');
 ok(defined wait_for(25, q{SELECT count(*) = 1 FROM cachectl.autowarm_status WHERE database = 'db2' AND pid IS NOT NULL}),
 	'db2 has its worker');
-my $log_offset = -s $node->logfile;
+$log_offset = -s $node->logfile;
 $node->safe_psql('postgres', 'ALTER DATABASE db2 RENAME TO db2x');
 ok(defined wait_for(25, q{SELECT count(*) = 1 FROM cachectl.autowarm_status WHERE database = 'db2x' AND pid IS NOT NULL}),
 	'renamed to db2x: the status names db2x and its worker is back');

@@ -208,7 +208,17 @@ sub statio_hits
 SELECT (SELECT heap_blks_hit FROM pg_statio_user_tables WHERE relname = 'pgbench_accounts'),
        (SELECT idx_blks_hit FROM pg_statio_user_indexes WHERE indexrelname = 'pgbench_accounts_pkey')});
 }
-sleep 2;
+# A backend adds its counts to pg_statio on its way out, before it leaves
+# pg_stat_activity: once no other session is there, pg_statio holds all of
+# theirs (pgbench's, which end after pgbench does; 2 s were slept here).
+sub wait_for_other_sessions_to_end
+{
+	$node->poll_query_until('postgres', q{
+SELECT count(*) = 0 FROM pg_stat_activity WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()})
+	  or die 'other sessions are still connected';
+	return;
+}
+wait_for_other_sessions_to_end();
 my @statio_before = statio_hits();
 my @accounts_before = row_of('pgbench_accounts');
 my @key_before = row_of('pgbench_accounts_pkey');
@@ -217,7 +227,7 @@ my ($status, $transactions) = finish_pgbench($run);
 is($status, 0, "pgbench -S ran ($transactions transactions)");
 my @accounts = row_of('pgbench_accounts');
 my @key = row_of('pgbench_accounts_pkey');
-sleep 2;
+wait_for_other_sessions_to_end();
 my @statio = statio_hits();
 my ($heap_hits, $key_hits) = ($accounts[0] - $accounts_before[0], $key[0] - $key_before[0]);
 my ($statio_heap, $statio_key) = ($statio[0] - $statio_before[0], $statio[1] - $statio_before[1]);
