@@ -16,7 +16,7 @@ extern "C"
 typedef struct cachectl_residency_counts
 {
 	int64_t		size_bytes;
-	int64_t		os_pages;		/* pages the file spans, at the OS page size */
+	int64_t		size_pages;		/* pages the file spans, at the OS page size */
 	int64_t		cached_pages;
 	/* only known with cachestat; has_cachestat_counters says whether set */
 	int64_t		dirty_pages;

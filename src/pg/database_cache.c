@@ -192,7 +192,7 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 			present[fork] = true;
 			measured[fork].size_bytes = counts.size_bytes;
 			measured[fork].os_bytes = counts.cached_pages * page_size;
-			wholly_cached[fork] = counts.cached_pages > 0 && counts.cached_pages >= counts.os_pages;
+			wholly_cached[fork] = counts.cached_pages > 0 && counts.cached_pages >= counts.size_pages;
 		}
 
 		for (; next_row < rows; next_row++)

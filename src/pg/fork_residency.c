@@ -106,7 +106,7 @@ os_residency_fork_total(const cachectl_residency_report *report, int fork,
 			continue;
 		found = true;
 		total->size_bytes += row.counts.size_bytes;
-		total->os_pages += row.counts.os_pages;
+		total->size_pages += row.counts.size_pages;
 		total->cached_pages += row.counts.cached_pages;
 		total->dirty_pages += row.counts.dirty_pages;
 		total->writeback_pages += row.counts.writeback_pages;

@@ -123,7 +123,7 @@ void check_same_row(const SegmentResidency &got, const SegmentResidency &want) {
     CHECK(got.path == want.path);
     CHECK(got.engine == want.engine);
     CHECK(got.size_bytes == want.size_bytes);
-    CHECK(got.os_pages == want.os_pages);
+    CHECK(got.size_pages == want.size_pages);
     CHECK(got.counts.cached == want.counts.cached);
     CHECK(got.counts.dirty == want.counts.dirty);
     CHECK(got.counts.writeback == want.counts.writeback);
@@ -162,7 +162,7 @@ TEST_CASE("a report has one row per segment, in (fork, segment) order", "[reside
         CHECK(row.path == want.fork_files.file(segment).path());
         CHECK(row.engine == engine);
         CHECK(row.size_bytes == want.fork_files.bytes(segment));
-        CHECK(row.os_pages == pages_of(want.fork_files.bytes(segment)));
+        CHECK(row.size_pages == pages_of(want.fork_files.bytes(segment)));
         CHECK(row.counts.cached == want.fork_files.cached_pages(segment));
         CHECK(row.counts.dirty == 0); // every file was synced
         CHECK(row.counts.writeback == 0);
@@ -173,11 +173,11 @@ TEST_CASE("a report has one row per segment, in (fork, segment) order", "[reside
     ResidencyTotal sum;
     for (const auto &[key, row] : rows) {
         sum.size_bytes += row.size_bytes;
-        sum.os_pages += row.os_pages;
+        sum.size_pages += row.size_pages;
         sum.counts += row.counts;
     }
     CHECK(total.size_bytes == sum.size_bytes);
-    CHECK(total.os_pages == sum.os_pages);
+    CHECK(total.size_pages == sum.size_pages);
     CHECK(total.counts.cached == sum.counts.cached);
     CHECK(total.counts.dirty == sum.counts.dirty);
     CHECK(total.counts.cached ==
@@ -186,7 +186,7 @@ TEST_CASE("a report has one row per segment, in (fork, segment) order", "[reside
 
     report.clear();
     CHECK(report.segments().empty());
-    CHECK(report.total().os_pages == 0);
+    CHECK(report.total().size_pages == 0);
 }
 
 TEST_CASE("a missing segment file ends the fork", "[residency_report]") {
