@@ -25,11 +25,11 @@ cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t
     cachectl_residency_counts out{};
     out.size_bytes = size_bytes;
     out.size_pages = size_pages;
-    out.cached_pages = counts.cached;
-    out.dirty_pages = counts.dirty;
-    out.writeback_pages = counts.writeback;
-    out.evicted_pages = counts.evicted;
-    out.recently_evicted_pages = counts.recently_evicted;
+    out.os_pages = counts.os_pages;
+    out.os_dirty_pages = counts.os_dirty_pages;
+    out.os_writeback_pages = counts.os_writeback_pages;
+    out.os_evicted_pages = counts.os_evicted_pages;
+    out.os_recently_evicted_pages = counts.os_recently_evicted_pages;
     out.has_cachestat_counters = has_cachestat_counters;
     return out;
 }

@@ -58,7 +58,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path, std::int6
     }
     ByteRange window = window_at(position_.offset, entry.size_bytes, window_bytes_);
     if (window.length > 0) {
-        entry.counts.cached += mincore_resident_pages(fd, window.offset, window.length);
+        entry.counts.os_pages += mincore_resident_pages(fd, window.offset, window.length);
         position_.offset += window.length;
     }
     return position_.offset >= entry.size_bytes;
