@@ -31,11 +31,11 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_os_map_step(cachectl_os_map *map, c
 
 /*
  * Once the map is done: the dirty OS pages of its blocks, counted by the
- * same cachestat calls; false (and *pages 0) where mincore alone walked a
+ * same cachestat calls; false (and *os_dirty_pages 0) where mincore alone walked a
  * segment and could not tell.
  */
-CACHECTL_BRIDGE_API bool cachectl_os_map_dirty_pages(const cachectl_os_map *map,
-													 int64_t *pages) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API bool cachectl_os_map_os_dirty_pages(const cachectl_os_map *map,
+														int64_t *os_dirty_pages) CACHECTL_NOEXCEPT;
 
 /*
  * A block map drawn for psql (block_drawing.hpp) into out (out_size bytes,
@@ -68,11 +68,11 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_compare_layers(const uint32_t *shar
  * The cached OS pages of the sorted blocks of the fork at base_path
  * (block_residency.hpp); missing segment files count nothing.
  */
-CACHECTL_BRIDGE_API cachectl_status cachectl_cached_pages_of_blocks(const char *base_path, int64_t segment_bytes,
-																	int64_t block_size, const uint32_t *blocks,
-																	size_t count, cachectl_os_engine engine,
-																	int64_t *pages,
-																	cachectl_error *error) CACHECTL_NOEXCEPT;
+CACHECTL_BRIDGE_API cachectl_status cachectl_os_pages_of_blocks(const char *base_path, int64_t segment_bytes,
+																int64_t block_size, const uint32_t *blocks,
+																size_t count, cachectl_os_engine engine,
+																int64_t *os_pages,
+																cachectl_error *error) CACHECTL_NOEXCEPT;
 
 /* The two-layer strip of a fork (block_lists.hpp), like cachectl_draw_block_map. */
 CACHECTL_BRIDGE_API cachectl_status cachectl_draw_two_layers(const uint32_t *shared_blocks, size_t count,

@@ -16,13 +16,13 @@ extern "C"
 typedef struct cachectl_residency_counts
 {
 	int64_t		size_bytes;
-	int64_t		os_pages;		/* pages the file spans, at the OS page size */
-	int64_t		cached_pages;
+	int64_t		size_pages;		/* pages the file spans, at the OS page size */
+	int64_t		os_pages;
 	/* only known with cachestat; has_cachestat_counters says whether set */
-	int64_t		dirty_pages;
-	int64_t		writeback_pages;
-	int64_t		evicted_pages;
-	int64_t		recently_evicted_pages;
+	int64_t		os_dirty_pages;
+	int64_t		os_writeback_pages;
+	int64_t		os_evicted_pages;
+	int64_t		os_recently_evicted_pages;
 	bool		has_cachestat_counters;
 } cachectl_residency_counts;
 

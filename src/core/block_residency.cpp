@@ -14,13 +14,13 @@
 
 namespace pg_cachectl {
 
-std::int64_t cached_pages_of_blocks(const std::string &base_path, std::int64_t segment_bytes, std::int64_t block_size,
-                                    std::span<const std::uint32_t> blocks, EngineChoice engine) {
+std::int64_t os_pages_of_blocks(const std::string &base_path, std::int64_t segment_bytes, std::int64_t block_size,
+                                std::span<const std::uint32_t> blocks, EngineChoice engine) {
     if (block_size <= 0 || segment_bytes <= 0 || segment_bytes % block_size != 0)
         throw InvalidArgument("the segment size must be a multiple of the block size");
     const std::int64_t page_size = os_page_size();
     const std::int64_t blocks_per_segment = segment_bytes / block_size;
-    std::int64_t cached = 0;
+    std::int64_t os_pages = 0;
 
     int open_segment = -1;
     UniqueFd fd;
@@ -51,13 +51,13 @@ std::int64_t cached_pages_of_blocks(const std::string &base_path, std::int64_t s
                 std::optional<CacheCounts> counts;
                 if (use_cachestat)
                     counts = cachestat_range(fd.get(), pages.first * page_size, pages.count * page_size, nullptr);
-                cached += counts ? counts->cached
-                                 : mincore_resident_pages(fd.get(), pages.first * page_size, pages.count * page_size);
+                os_pages += counts ? counts->os_pages
+                                   : mincore_resident_pages(fd.get(), pages.first * page_size, pages.count * page_size);
             }
             first = end;
         }
     }
-    return cached;
+    return os_pages;
 }
 
 } // namespace pg_cachectl

@@ -16,7 +16,7 @@ namespace pg_cachectl {
 // first segment file is base_path: cachestat per run of blocks where it
 // works, else mincore per window of a run.  Segment files that are missing
 // (dropped or truncated meanwhile) count nothing.  Throws SystemError.
-std::int64_t cached_pages_of_blocks(const std::string &base_path, std::int64_t segment_bytes, std::int64_t block_size,
-                                    std::span<const std::uint32_t> blocks, EngineChoice engine);
+std::int64_t os_pages_of_blocks(const std::string &base_path, std::int64_t segment_bytes, std::int64_t block_size,
+                                std::span<const std::uint32_t> blocks, EngineChoice engine);
 
 } // namespace pg_cachectl

@@ -73,11 +73,11 @@ cachectl_status cachectl_os_map_step(cachectl_os_map *map, cachectl_step *step, 
     });
 }
 
-bool cachectl_os_map_dirty_pages(const cachectl_os_map *map, int64_t *pages) noexcept {
-    const std::optional<std::int64_t> dirty = map != nullptr ? map->job.dirty_pages() : std::nullopt;
-    if (pages != nullptr)
-        *pages = dirty.value_or(0);
-    return dirty.has_value();
+bool cachectl_os_map_os_dirty_pages(const cachectl_os_map *map, int64_t *os_dirty_pages) noexcept {
+    const std::optional<std::int64_t> counted = map != nullptr ? map->job.os_dirty_pages() : std::nullopt;
+    if (os_dirty_pages != nullptr)
+        *os_dirty_pages = counted.value_or(0);
+    return counted.has_value();
 }
 
 cachectl_status cachectl_draw_block_map(const uint8_t *bits, int64_t bit_count, int width, char *out, size_t out_size,
@@ -108,14 +108,14 @@ cachectl_status cachectl_compare_layers(const uint32_t *shared_blocks, size_t co
     });
 }
 
-cachectl_status cachectl_cached_pages_of_blocks(const char *base_path, int64_t segment_bytes, int64_t block_size,
-                                                const uint32_t *blocks, size_t count, cachectl_os_engine engine,
-                                                int64_t *pages, cachectl_error *error) noexcept {
+cachectl_status cachectl_os_pages_of_blocks(const char *base_path, int64_t segment_bytes, int64_t block_size,
+                                            const uint32_t *blocks, size_t count, cachectl_os_engine engine,
+                                            int64_t *os_pages, cachectl_error *error) noexcept {
     return run_captured(error, [&] {
-        if (base_path == nullptr || pages == nullptr)
+        if (base_path == nullptr || os_pages == nullptr)
             throw pg_cachectl::InvalidArgument("a path and a result are required");
-        *pages = pg_cachectl::cached_pages_of_blocks(base_path, segment_bytes, block_size, block_span(blocks, count),
-                                                     pg_cachectl::engine_choice(engine));
+        *os_pages = pg_cachectl::os_pages_of_blocks(base_path, segment_bytes, block_size, block_span(blocks, count),
+                                                    pg_cachectl::engine_choice(engine));
         return CACHECTL_OK;
     });
 }

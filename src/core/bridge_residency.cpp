@@ -20,16 +20,16 @@ namespace {
 using pg_cachectl::engine_choice;
 using pg_cachectl::run_captured;
 
-cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t os_pages,
+cachectl_residency_counts to_bridge_counts(std::int64_t size_bytes, std::int64_t size_pages,
                                            const pg_cachectl::CacheCounts &counts, bool has_cachestat_counters) {
     cachectl_residency_counts out{};
     out.size_bytes = size_bytes;
-    out.os_pages = os_pages;
-    out.cached_pages = counts.cached;
-    out.dirty_pages = counts.dirty;
-    out.writeback_pages = counts.writeback;
-    out.evicted_pages = counts.evicted;
-    out.recently_evicted_pages = counts.recently_evicted;
+    out.size_pages = size_pages;
+    out.os_pages = counts.os_pages;
+    out.os_dirty_pages = counts.os_dirty_pages;
+    out.os_writeback_pages = counts.os_writeback_pages;
+    out.os_evicted_pages = counts.os_evicted_pages;
+    out.os_recently_evicted_pages = counts.os_recently_evicted_pages;
     out.has_cachestat_counters = has_cachestat_counters;
     return out;
 }
@@ -84,7 +84,7 @@ void cachectl_residency_report_row(const cachectl_residency_report *report, size
     row->segment = key.second;
     row->path = segment.path.c_str();
     row->engine = by_cachestat ? CACHECTL_ENGINE_CACHESTAT : CACHECTL_ENGINE_MINCORE;
-    row->counts = to_bridge_counts(segment.size_bytes, segment.os_pages, segment.counts, by_cachestat);
+    row->counts = to_bridge_counts(segment.size_bytes, segment.size_pages, segment.counts, by_cachestat);
 }
 
 void cachectl_residency_report_total(const cachectl_residency_report *report,
@@ -95,7 +95,7 @@ void cachectl_residency_report_total(const cachectl_residency_report *report,
     if (report == nullptr)
         return;
     const pg_cachectl::ResidencyTotal sum = report->report.total();
-    *total = to_bridge_counts(sum.size_bytes, sum.os_pages, sum.counts, sum.has_cachestat_counters);
+    *total = to_bridge_counts(sum.size_bytes, sum.size_pages, sum.counts, sum.has_cachestat_counters);
 }
 
 cachectl_status cachectl_fork_size(const char *base_path, int64_t segment_bytes, int64_t *size_bytes,

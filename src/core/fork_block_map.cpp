@@ -38,10 +38,10 @@ ForkBlockMap::Cached ForkBlockMap::cached_in(std::int64_t offset, std::int64_t l
     if (!counts)
         throw SystemError(EPERM, SystemCall::cachestat).on_file(path_);
     if (whole)
-        dirty_pages_ += counts->dirty;
-    if (counts->cached == 0)
+        os_dirty_pages_ += counts->os_dirty_pages;
+    if (counts->os_pages == 0)
         return Cached::none;
-    return counts->cached >= pages_spanned(length, page_size_) ? Cached::all : Cached::some;
+    return counts->os_pages >= pages_spanned(length, page_size_) ? Cached::all : Cached::some;
 }
 
 // Sets the bit of every block of [offset, offset + length) of the open segment.

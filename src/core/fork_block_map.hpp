@@ -65,8 +65,8 @@ class ForkBlockMap {
     // The dirty OS pages of the mapped blocks, as cachestat counted them;
     // nothing when any segment was walked with mincore alone (which cannot
     // tell).  Read once the map is done.
-    std::optional<std::int64_t> dirty_pages() const {
-        return dirty_known_ ? std::optional<std::int64_t>(dirty_pages_) : std::nullopt;
+    std::optional<std::int64_t> os_dirty_pages() const {
+        return dirty_known_ ? std::optional<std::int64_t>(os_dirty_pages_) : std::nullopt;
     }
 
   private:
@@ -106,7 +106,7 @@ class ForkBlockMap {
     std::int64_t windows_full_ = 0;
     std::int64_t windows_mapped_ = 0;
     std::int64_t windows_counted_twice_ = 0;
-    std::int64_t dirty_pages_ = 0;
+    std::int64_t os_dirty_pages_ = 0;
     bool dirty_known_;
 };
 

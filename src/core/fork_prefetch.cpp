@@ -161,7 +161,7 @@ std::int64_t ForkPrefetch::queued_prefix_pages(int fd, const PageRange &advised)
             cachestat_range(fd, advised.first * page_size_, pages * page_size_, nullptr);
         if (!counts)
             throw SystemError(EPERM, SystemCall::cachestat, planned_segments_[advise_segment_].path);
-        return counts->cached;
+        return counts->os_pages;
     };
     if (cached_in(advised.count) >= advised.count)
         return advised.count;

@@ -67,11 +67,11 @@ std::atomic<MincoreCall> mincore_call{&real_mincore};
 } // namespace
 
 CacheCounts &CacheCounts::operator+=(const CacheCounts &other) {
-    cached += other.cached;
-    dirty += other.dirty;
-    writeback += other.writeback;
-    evicted += other.evicted;
-    recently_evicted += other.recently_evicted;
+    os_pages += other.os_pages;
+    os_dirty_pages += other.os_dirty_pages;
+    os_writeback_pages += other.os_writeback_pages;
+    os_evicted_pages += other.os_evicted_pages;
+    os_recently_evicted_pages += other.os_recently_evicted_pages;
     return *this;
 }
 
@@ -86,11 +86,11 @@ std::optional<CacheCounts> cachestat_range(int fd, std::int64_t offset, std::int
     KernelCachestat stat{};
     if (cachestat_call.load()(fd, &range, &stat) == 0) {
         CacheCounts counts;
-        counts.cached = static_cast<std::int64_t>(stat.nr_cache);
-        counts.dirty = static_cast<std::int64_t>(stat.nr_dirty);
-        counts.writeback = static_cast<std::int64_t>(stat.nr_writeback);
-        counts.evicted = static_cast<std::int64_t>(stat.nr_evicted);
-        counts.recently_evicted = static_cast<std::int64_t>(stat.nr_recently_evicted);
+        counts.os_pages = static_cast<std::int64_t>(stat.nr_cache);
+        counts.os_dirty_pages = static_cast<std::int64_t>(stat.nr_dirty);
+        counts.os_writeback_pages = static_cast<std::int64_t>(stat.nr_writeback);
+        counts.os_evicted_pages = static_cast<std::int64_t>(stat.nr_evicted);
+        counts.os_recently_evicted_pages = static_cast<std::int64_t>(stat.nr_recently_evicted);
         return counts;
     }
     int error_number = errno;

@@ -13,11 +13,11 @@ namespace pg_cachectl {
 
 // Page counts of a byte range.  Only cachestat knows the last four.
 struct CacheCounts {
-    std::int64_t cached = 0;
-    std::int64_t dirty = 0;
-    std::int64_t writeback = 0;
-    std::int64_t evicted = 0;
-    std::int64_t recently_evicted = 0;
+    std::int64_t os_pages = 0;
+    std::int64_t os_dirty_pages = 0;
+    std::int64_t os_writeback_pages = 0;
+    std::int64_t os_evicted_pages = 0;
+    std::int64_t os_recently_evicted_pages = 0;
 
     CacheCounts &operator+=(const CacheCounts &other);
 };

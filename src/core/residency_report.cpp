@@ -42,7 +42,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path, std::int6
         entry.path = path;
         entry.engine = engine_for(fd, path);
         entry.size_bytes = size_bytes;
-        entry.os_pages = pages_spanned(entry.size_bytes, os_page_size());
+        entry.size_pages = pages_spanned(entry.size_bytes, os_page_size());
         position_.partial = entry;
         position_.offset = 0;
     }
@@ -58,7 +58,7 @@ bool ResidencyReport::measure_segment(int fd, const std::string &path, std::int6
     }
     ByteRange window = window_at(position_.offset, entry.size_bytes, window_bytes_);
     if (window.length > 0) {
-        entry.counts.cached += mincore_resident_pages(fd, window.offset, window.length);
+        entry.counts.os_pages += mincore_resident_pages(fd, window.offset, window.length);
         position_.offset += window.length;
     }
     return position_.offset >= entry.size_bytes;
@@ -114,7 +114,7 @@ ResidencyTotal ResidencyReport::total() const noexcept {
     ResidencyTotal total;
     for (const auto &[key, segment] : segments_) {
         total.size_bytes += segment.size_bytes;
-        total.os_pages += segment.os_pages;
+        total.size_pages += segment.size_pages;
         total.counts += segment.counts;
         if (segment.engine != Engine::cachestat)
             total.has_cachestat_counters = false;

@@ -20,14 +20,14 @@ struct SegmentResidency {
     std::string path;
     Engine engine = Engine::mincore;
     std::int64_t size_bytes = 0;
-    std::int64_t os_pages = 0;
+    std::int64_t size_pages = 0;
     CacheCounts counts;
 };
 
 // Residency sums of several segments.
 struct ResidencyTotal {
     std::int64_t size_bytes = 0;
-    std::int64_t os_pages = 0;
+    std::int64_t size_pages = 0;
     CacheCounts counts;
     bool has_cachestat_counters = true;
 };

@@ -148,12 +148,11 @@ TEST_CASE("the OS residency of chosen blocks, across segments") {
     const std::vector<std::uint32_t> chosen{1, 2, 3, 4, 63, 64, 65};
     for (EngineChoice engine : {EngineChoice::mincore, EngineChoice::automatic}) {
         INFO("engine " << static_cast<int>(engine));
-        CHECK(cached_pages_of_blocks(first.path(), segment_bytes, block_size, chosen, engine) ==
-              4 * pages_per_block);
+        CHECK(os_pages_of_blocks(first.path(), segment_bytes, block_size, chosen, engine) == 4 * pages_per_block);
     }
     // a segment that is gone counts nothing
     const std::vector<std::uint32_t> past{200, 201};
-    CHECK(cached_pages_of_blocks(first.path(), segment_bytes, block_size, past, EngineChoice::automatic) == 0);
+    CHECK(os_pages_of_blocks(first.path(), segment_bytes, block_size, past, EngineChoice::automatic) == 0);
 }
 
 } // namespace

@@ -50,7 +50,7 @@ struct RowSnapshot {
     int segment = 0;
     std::string path;
     cachectl_os_engine engine = CACHECTL_ENGINE_AUTO;
-    std::int64_t size_bytes = 0, os_pages = 0, cached = 0, dirty = 0, writeback = 0;
+    std::int64_t size_bytes = 0, size_pages = 0, os_pages = 0, os_dirty_pages = 0, os_writeback_pages = 0;
     bool has_cachestat_counters = false;
 
     bool operator==(const RowSnapshot &) const = default;
@@ -58,8 +58,8 @@ struct RowSnapshot {
 
 std::ostream &operator<<(std::ostream &out, const RowSnapshot &row) {
     return out << "{" << row.fork_number << "/" << row.segment << " " << row.path << " engine " << row.engine
-               << " size " << row.size_bytes << " pages " << row.os_pages << " cached " << row.cached << " dirty "
-               << row.dirty << " writeback " << row.writeback << "}";
+               << " size_bytes " << row.size_bytes << " size_pages " << row.size_pages << " os_pages " << row.os_pages
+               << " os_dirty_pages " << row.os_dirty_pages << " os_writeback_pages " << row.os_writeback_pages << "}";
 }
 
 std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
@@ -70,8 +70,8 @@ std::vector<RowSnapshot> rows_of(const cachectl_residency_report *report) {
         cachectl_residency_report_row(report, index, &row);
         REQUIRE(row.path != nullptr);
         rows.push_back(RowSnapshot{row.fork_number, row.segment, row.path, row.engine, row.counts.size_bytes,
-                                   row.counts.os_pages, row.counts.cached_pages, row.counts.dirty_pages,
-                                   row.counts.writeback_pages, row.counts.has_cachestat_counters});
+                                   row.counts.size_pages, row.counts.os_pages, row.counts.os_dirty_pages,
+                                   row.counts.os_writeback_pages, row.counts.has_cachestat_counters});
     }
     return rows;
 }
@@ -108,10 +108,10 @@ TEST_CASE("bridge: reports are created for each engine and freed", "[bridge]") {
         ReportHandle report = create_report(engine);
         CHECK(cachectl_residency_report_row_count(report.get()) == 0);
         cachectl_residency_counts total{};
-        total.os_pages = -1;
+        total.size_pages = -1;
         cachectl_residency_report_total(report.get(), &total);
+        CHECK(total.size_pages == 0);
         CHECK(total.os_pages == 0);
-        CHECK(total.cached_pages == 0);
     }
     // The shim's reset callback may run when create failed: freeing NULL is harmless.
     cachectl_residency_report_free(nullptr);
@@ -290,9 +290,9 @@ TEST_CASE("bridge: rows and totals describe each segment file", "[bridge]") {
     cachectl_residency_counts total{};
     cachectl_residency_report_total(report.get(), &total);
     CHECK(total.size_bytes == 2 * segment_bytes() + 5 * page_size() + 1);
-    CHECK(total.os_pages == 2 * full_pages + 6);
-    CHECK(total.cached_pages == full_pages + 6);
-    CHECK(total.dirty_pages == 0);
+    CHECK(total.size_pages == 2 * full_pages + 6);
+    CHECK(total.os_pages == full_pages + 6);
+    CHECK(total.os_dirty_pages == 0);
     CHECK(total.has_cachestat_counters == has_counters);
 
     cachectl_residency_report_clear(report.get());

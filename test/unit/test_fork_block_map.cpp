@@ -243,7 +243,7 @@ TEST_CASE("pieces counted at once count their dirty pages; pieces of a window co
     const auto dirty_now = [&] {
         const std::optional<CacheCounts> counts = cachestat_range(fork.segment.fd(), 0, fork.segment.size(), nullptr);
         REQUIRE(counts.has_value());
-        return counts->dirty;
+        return counts->os_dirty_pages;
     };
     // writeback only lowers the count while the map is made
     const std::int64_t before = dirty_now();
@@ -252,12 +252,12 @@ TEST_CASE("pieces counted at once count their dirty pages; pieces of a window co
                      EngineChoice::automatic, HoleyFork::window());
     run_to_end(job);
     const std::int64_t after = dirty_now();
-    REQUIRE(job.dirty_pages().has_value());
-    INFO("dirty pages before " << before << ", counted " << *job.dirty_pages() << ", after " << after);
+    REQUIRE(job.os_dirty_pages().has_value());
+    INFO("dirty pages before " << before << ", counted " << *job.os_dirty_pages() << ", after " << after);
     CHECK(before > 0);
     CHECK(before <= 3 * block_size / page_size());
-    CHECK(*job.dirty_pages() <= before);
-    CHECK(*job.dirty_pages() >= after);
+    CHECK(*job.os_dirty_pages() <= before);
+    CHECK(*job.os_dirty_pages() >= after);
     CHECK(job.windows_counted_twice() == 1);
     fork.segment.sync();
 }
@@ -273,7 +273,7 @@ TEST_CASE("the walk that maps a fork counts its dirty pages where cachestat work
         for (const TempFile *file : {&first, &second}) {
             const std::optional<CacheCounts> counts = cachestat_range(file->fd(), 0, file->size(), nullptr);
             REQUIRE(counts.has_value());
-            dirty += counts->dirty;
+            dirty += counts->os_dirty_pages;
         }
         return dirty;
     };
@@ -287,18 +287,18 @@ TEST_CASE("the walk that maps a fork counts its dirty pages where cachestat work
     ForkBlockMap job(map.view, first.path(), segment_bytes(), block_size, EngineChoice::automatic, window_bytes());
     run_to_end(job);
     const std::int64_t after = dirty_now();
-    REQUIRE(job.dirty_pages().has_value());
-    INFO("dirty pages before " << before << ", counted " << *job.dirty_pages() << ", after " << after);
+    REQUIRE(job.os_dirty_pages().has_value());
+    INFO("dirty pages before " << before << ", counted " << *job.os_dirty_pages() << ", after " << after);
     CHECK(before > 0);
-    CHECK(*job.dirty_pages() <= before);
-    CHECK(*job.dirty_pages() >= after);
+    CHECK(*job.os_dirty_pages() <= before);
+    CHECK(*job.os_dirty_pages() >= after);
     CHECK(map.view.count() == 296); // written pages are cached
 
     Map by_mincore(296);
     ForkBlockMap blind(by_mincore.view, first.path(), segment_bytes(), block_size, EngineChoice::mincore,
                        window_bytes());
     run_to_end(blind);
-    CHECK_FALSE(blind.dirty_pages().has_value());
+    CHECK_FALSE(blind.os_dirty_pages().has_value());
     CHECK(by_mincore.bytes == map.bytes);
     first.sync();
     second.sync();

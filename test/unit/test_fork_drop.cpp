@@ -27,7 +27,7 @@ std::int64_t segment_bytes() {
     return 64 * page_size();
 }
 
-std::int64_t cached_pages(int fd, std::int64_t bytes) {
+std::int64_t os_pages(int fd, std::int64_t bytes) {
     return mincore_resident_pages(fd, 0, bytes);
 }
 
@@ -99,14 +99,14 @@ TEST_CASE("a dirty file is written back and then dropped: nothing stays cached")
     first.append(segment_bytes());   // full: the fork goes on
     second.append(10 * page_size()); // short: the fork ends here
     // never synced: every page is dirty
-    REQUIRE(cached_pages(first.fd(), first.size()) == first.pages());
+    REQUIRE(os_pages(first.fd(), first.size()) == first.pages());
 
     ForkDrop drop(first.path(), segment_bytes(), 16 * page_size());
     CHECK(run_to_end(drop) == ForkDrop::Step::done);
     CHECK(drop.segments_dropped() == 2);
     CHECK(drop.bytes_written_back() == segment_bytes() + 10 * page_size());
-    CHECK(cached_pages(first.fd(), first.size()) == 0);
-    CHECK(cached_pages(second.fd(), second.size()) == 0);
+    CHECK(os_pages(first.fd(), first.size()) == 0);
+    CHECK(os_pages(second.fd(), second.size()) == 0);
 }
 
 TEST_CASE("the sequence: writeback in chunks, a wait per chunk, then fsync, then DONTNEED, per segment") {
@@ -263,8 +263,8 @@ TEST_CASE("a drop limited to a byte range writes back and drops only there") {
                                                 "wait " + std::to_string(half) + "+" + std::to_string(half), "fsync",
                                                 "dontneed", "sync_file_range 0+" + std::to_string(quarter),
                                                 "wait 0+" + std::to_string(quarter), "fsync", "dontneed"});
-    CHECK(cached_pages(first.fd(), segment_bytes() / 2) == half);
-    CHECK(cached_pages(second.fd(), second.size()) == second.pages() - quarter);
+    CHECK(os_pages(first.fd(), segment_bytes() / 2) == half);
+    CHECK(os_pages(second.fd(), second.size()) == second.pages() - quarter);
 }
 
 TEST_CASE("a range outside the fork's files drops nothing") {

@@ -62,9 +62,9 @@ TEST_CASE("a written, synced and dropped file has no cached page", "[os_page_cac
     CHECK(mincore_resident_pages(file.fd(), 0, file_bytes) == 0);
     if (cachestat_usable(file.fd())) {
         const CacheCounts counts = cachestat_of(file.fd(), 0, file_bytes);
-        CHECK(counts.cached == 0);
-        CHECK(counts.dirty == 0);
-        CHECK(counts.writeback == 0);
+        CHECK(counts.os_pages == 0);
+        CHECK(counts.os_dirty_pages == 0);
+        CHECK(counts.os_writeback_pages == 0);
     }
 }
 
@@ -84,11 +84,11 @@ TEST_CASE("reading part of a cold file caches at least that part", "[os_page_cac
     CHECK(resident <= file_pages);
 
     if (cachestat_usable(file.fd())) {
-        CHECK(cachestat_of(file.fd(), 0, mib).cached == read_pages);
+        CHECK(cachestat_of(file.fd(), 0, mib).os_pages == read_pages);
         const CacheCounts counts = cachestat_of(file.fd(), 0, file_bytes);
-        CHECK(counts.cached >= read_pages);
-        CHECK(counts.cached <= file_pages);
-        CHECK(counts.dirty == 0);
+        CHECK(counts.os_pages >= read_pages);
+        CHECK(counts.os_pages <= file_pages);
+        CHECK(counts.os_dirty_pages == 0);
     }
 }
 
@@ -113,7 +113,7 @@ TEST_CASE("cachestat and mincore agree page for page", "[os_page_cache]") {
     const Range ranges[] = {{0, file_bytes}, {0, mib}, {mib, 2 * mib}, {3 * mib, mib}, {4 * mib, 4 * mib}};
     for (const Range &range : ranges) {
         INFO("range at " << range.offset << ", " << range.length << " bytes");
-        CHECK(cachestat_of(file.fd(), range.offset, range.length).cached ==
+        CHECK(cachestat_of(file.fd(), range.offset, range.length).os_pages ==
               mincore_resident_pages(file.fd(), range.offset, range.length));
     }
     const std::int64_t read_pages = pages_of(mib) + 5 + 1;
@@ -124,7 +124,7 @@ TEST_CASE("cachestat and mincore agree page for page", "[os_page_cache]") {
     // Once everything is read, both see the whole file.
     file.read_range(0, file_bytes);
     CHECK(mincore_resident_pages(file.fd(), 0, file_bytes) == pages_of(file_bytes));
-    CHECK(cachestat_of(file.fd(), 0, file_bytes).cached == pages_of(file_bytes));
+    CHECK(cachestat_of(file.fd(), 0, file_bytes).os_pages == pages_of(file_bytes));
 }
 
 TEST_CASE("cachestat counts dirty pages until they are written back", "[os_page_cache]") {
@@ -135,15 +135,15 @@ TEST_CASE("cachestat counts dirty pages until they are written back", "[os_page_
 
     // Nothing was synced: the flusher waits tens of seconds before writing.
     CacheCounts counts = cachestat_of(file.fd(), 0, file_bytes);
-    CHECK(counts.cached == pages_of(file_bytes));
-    CHECK(counts.dirty > 0);
-    CHECK(counts.dirty <= pages_of(file_bytes));
+    CHECK(counts.os_pages == pages_of(file_bytes));
+    CHECK(counts.os_dirty_pages > 0);
+    CHECK(counts.os_dirty_pages <= pages_of(file_bytes));
 
     file.sync();
     counts = cachestat_of(file.fd(), 0, file_bytes);
-    CHECK(counts.dirty == 0);
-    CHECK(counts.writeback == 0); // fsync waits for the writeback it started
-    CHECK(counts.cached == pages_of(file_bytes));
+    CHECK(counts.os_dirty_pages == 0);
+    CHECK(counts.os_writeback_pages == 0); // fsync waits for the writeback it started
+    CHECK(counts.os_pages == pages_of(file_bytes));
 }
 
 TEST_CASE("mincore over an empty range counts nothing", "[os_page_cache]") {
@@ -169,7 +169,7 @@ TEST_CASE("a partial last page is counted as a page", "[os_page_cache]") {
     file.sync();
     CHECK(mincore_resident_pages(file.fd(), 0, file.size()) == 4);
     if (cachestat_usable(file.fd()))
-        CHECK(cachestat_of(file.fd(), 0, file.size()).cached == 4);
+        CHECK(cachestat_of(file.fd(), 0, file.size()).os_pages == 4);
 }
 
 TEST_CASE("probe_cachestat_on matches what cachestat_range does", "[os_page_cache]") {
@@ -211,11 +211,11 @@ TEST_CASE("cachestat_unreliable_on flags overlayfs only", "[os_page_cache]") {
 TEST_CASE("CacheCounts add up field by field", "[os_page_cache]") {
     CacheCounts sum{1, 2, 3, 4, 5};
     sum += CacheCounts{10, 20, 30, 40, 50};
-    CHECK(sum.cached == 11);
-    CHECK(sum.dirty == 22);
-    CHECK(sum.writeback == 33);
-    CHECK(sum.evicted == 44);
-    CHECK(sum.recently_evicted == 55);
+    CHECK(sum.os_pages == 11);
+    CHECK(sum.os_dirty_pages == 22);
+    CHECK(sum.os_writeback_pages == 33);
+    CHECK(sum.os_evicted_pages == 44);
+    CHECK(sum.os_recently_evicted_pages == 55);
 }
 
 } // namespace

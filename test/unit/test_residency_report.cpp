@@ -56,7 +56,7 @@ class FakeFork {
     const std::string &base_path() const { return base_path_; }
     const TempFile &file(std::size_t segment) const { return *files_.at(segment); }
     std::int64_t bytes(std::size_t segment) const { return specs_.at(segment).bytes; }
-    std::int64_t cached_pages(std::size_t segment) const {
+    std::int64_t os_pages(std::size_t segment) const {
         return specs_.at(segment).cached ? pages_of(specs_.at(segment).bytes) : 0;
     }
 
@@ -123,12 +123,12 @@ void check_same_row(const SegmentResidency &got, const SegmentResidency &want) {
     CHECK(got.path == want.path);
     CHECK(got.engine == want.engine);
     CHECK(got.size_bytes == want.size_bytes);
-    CHECK(got.os_pages == want.os_pages);
-    CHECK(got.counts.cached == want.counts.cached);
-    CHECK(got.counts.dirty == want.counts.dirty);
-    CHECK(got.counts.writeback == want.counts.writeback);
-    CHECK(got.counts.evicted == want.counts.evicted);
-    CHECK(got.counts.recently_evicted == want.counts.recently_evicted);
+    CHECK(got.size_pages == want.size_pages);
+    CHECK(got.counts.os_pages == want.counts.os_pages);
+    CHECK(got.counts.os_dirty_pages == want.counts.os_dirty_pages);
+    CHECK(got.counts.os_writeback_pages == want.counts.os_writeback_pages);
+    CHECK(got.counts.os_evicted_pages == want.counts.os_evicted_pages);
+    CHECK(got.counts.os_recently_evicted_pages == want.counts.os_recently_evicted_pages);
 }
 
 TEST_CASE("a report has one row per segment, in (fork, segment) order", "[residency_report]") {
@@ -162,10 +162,10 @@ TEST_CASE("a report has one row per segment, in (fork, segment) order", "[reside
         CHECK(row.path == want.fork_files.file(segment).path());
         CHECK(row.engine == engine);
         CHECK(row.size_bytes == want.fork_files.bytes(segment));
-        CHECK(row.os_pages == pages_of(want.fork_files.bytes(segment)));
-        CHECK(row.counts.cached == want.fork_files.cached_pages(segment));
-        CHECK(row.counts.dirty == 0); // every file was synced
-        CHECK(row.counts.writeback == 0);
+        CHECK(row.size_pages == pages_of(want.fork_files.bytes(segment)));
+        CHECK(row.counts.os_pages == want.fork_files.os_pages(segment));
+        CHECK(row.counts.os_dirty_pages == 0); // every file was synced
+        CHECK(row.counts.os_writeback_pages == 0);
     }
 
     // The totals are the sums of the rows.
@@ -173,20 +173,20 @@ TEST_CASE("a report has one row per segment, in (fork, segment) order", "[reside
     ResidencyTotal sum;
     for (const auto &[key, row] : rows) {
         sum.size_bytes += row.size_bytes;
-        sum.os_pages += row.os_pages;
+        sum.size_pages += row.size_pages;
         sum.counts += row.counts;
     }
     CHECK(total.size_bytes == sum.size_bytes);
-    CHECK(total.os_pages == sum.os_pages);
-    CHECK(total.counts.cached == sum.counts.cached);
-    CHECK(total.counts.dirty == sum.counts.dirty);
-    CHECK(total.counts.cached ==
-          main_fork.cached_pages(0) + main_fork.cached_pages(1) + main_fork.cached_pages(2) + fsm_fork.cached_pages(0));
+    CHECK(total.size_pages == sum.size_pages);
+    CHECK(total.counts.os_pages == sum.counts.os_pages);
+    CHECK(total.counts.os_dirty_pages == sum.counts.os_dirty_pages);
+    CHECK(total.counts.os_pages ==
+          main_fork.os_pages(0) + main_fork.os_pages(1) + main_fork.os_pages(2) + fsm_fork.os_pages(0));
     CHECK(total.has_cachestat_counters == (engine == Engine::cachestat));
 
     report.clear();
     CHECK(report.segments().empty());
-    CHECK(report.total().os_pages == 0);
+    CHECK(report.total().size_pages == 0);
 }
 
 TEST_CASE("a missing segment file ends the fork", "[residency_report]") {
@@ -264,8 +264,8 @@ TEST_CASE("a scan stepped one unit at a time ends with the same counts as in one
         check_same_row(row, want->second);
         ++want;
     }
-    CHECK(interrupted.total().counts.cached == uninterrupted.total().counts.cached);
-    CHECK(interrupted.total().counts.cached == fork.cached_pages(0) + fork.cached_pages(2));
+    CHECK(interrupted.total().counts.os_pages == uninterrupted.total().counts.os_pages);
+    CHECK(interrupted.total().counts.os_pages == fork.os_pages(0) + fork.os_pages(2));
 }
 
 TEST_CASE("a forced engine is used, or refused when the system lacks it", "[residency_report]") {
@@ -277,14 +277,14 @@ TEST_CASE("a forced engine is used, or refused when the system lacks it", "[resi
     scan_whole_fork(by_mincore, 0, fork.base_path());
     REQUIRE(by_mincore.segments().size() == 1);
     CHECK(by_mincore.segments().begin()->second.engine == Engine::mincore);
-    CHECK(by_mincore.segments().begin()->second.counts.cached == 4);
+    CHECK(by_mincore.segments().begin()->second.counts.os_pages == 4);
 
     ResidencyReport by_cachestat(EngineChoice::cachestat);
     if (probe_cachestat_on(fd) == CachestatSupport::available) {
         scan_whole_fork(by_cachestat, 0, fork.base_path());
         REQUIRE(by_cachestat.segments().size() == 1);
         CHECK(by_cachestat.segments().begin()->second.engine == Engine::cachestat);
-        CHECK(by_cachestat.segments().begin()->second.counts.cached == 4);
+        CHECK(by_cachestat.segments().begin()->second.counts.os_pages == 4);
     } else {
         CHECK_THROWS_AS(by_cachestat.step_fork(0, fork.base_path(), segment_bytes()), NotSupported);
     }

@@ -89,7 +89,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			uint8	   *bits;
 			cachectl_layer_counts layers;
 			cachectl_error error = {0};
-			int64		os_dirty;
+			int64		os_dirty_pages;
 			bool		os_dirty_known;
 			Datum		values[STATUS_COLUMNS] = {0};
 			bool		nulls[STATUS_COLUMNS] = {0};
@@ -99,7 +99,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			buffer_scan_row_blocks(scan, i, &blocks, &count);
 			/* one walk of the fork's files: the map and its dirty pages */
 			path = relation_fork_path(row.relation_id, row.fork_number);
-			bits = os_map_of(path, row.blocks, &os_dirty, &os_dirty_known);
+			bits = os_map_of(path, row.blocks, &os_dirty_pages, &os_dirty_known);
 			/* a buffer past the fork's end (being extended) is not counted */
 			if (cachectl_compare_layers(blocks, count, bits, row.blocks, &layers, &error) != CACHECTL_OK)
 				cachectl_raise_core_error(&error);
@@ -114,7 +114,7 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			values[7] = Int64GetDatum(layers.os_only);
 			values[8] = Int64GetDatum(layers.neither);
 			values[9] = Int64GetDatum(row.dirty);
-			values[10] = Int64GetDatum(os_dirty);
+			values[10] = Int64GetDatum(os_dirty_pages);
 			nulls[10] = !os_dirty_known;
 			values[11] = Int64GetDatum(row.blocks * BLCKSZ);
 			values[12] = Int64GetDatum((layers.both + layers.shared_only) * BLCKSZ);

@@ -121,7 +121,7 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 			values[2] = Int64GetDatum(row.evicted);
 			values[3] = Int64GetDatum(row.flushed);
 			values[4] = Int64GetDatum(left.buffers);
-			values[5] = Int64GetDatum(os_after.cached_pages);
+			values[5] = Int64GetDatum(os_after.os_pages);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		MemoryContextDelete(batch_context);
@@ -153,7 +153,7 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 	DatabaseRelation *relations;
 	int			relation_count;
 	cachectl_residency_report *report;
-	int64		pages_left = 0;
+	int64		os_pages_left = 0;
 	ActionProgress progress;
 	Datum		values[COLD_DATABASE_COLUMNS];
 	bool		nulls[COLD_DATABASE_COLUMNS] = {0};
@@ -186,7 +186,7 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 			pfree(path);
 		}
 		cachectl_residency_report_total(report, &total);
-		pages_left += total.cached_pages;
+		os_pages_left += total.os_pages;
 		progress.forks++;
 	}
 	action_progress_end(&progress);
@@ -196,7 +196,7 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 	values[2] = Int64GetDatum(totals.flushed);
 	values[3] = Int64GetDatum(totals.skipped);
 	values[4] = Int64GetDatum(totals.failed);
-	values[5] = Int64GetDatum(pages_left);
+	values[5] = Int64GetDatum(os_pages_left);
 	values[6] = Float8GetDatum(action_progress_seconds(&progress));
 	MemoryContextSwitchTo(caller_context);
 	tuple = heap_form_tuple(BlessTupleDesc(result_desc), values, nulls);

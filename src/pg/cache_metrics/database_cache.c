@@ -10,7 +10,7 @@
  * exist, and only those are measured.  The shared layer is the database pass
  * over the pool of buffer_scan_setup.c (one pass, block numbers kept), and
  * double-cached bytes are the OS residency of exactly those blocks
- * (cachectl_cached_pages_of_blocks), never an estimate from two totals.
+ * (cachectl_os_pages_of_blocks), never an estimate from two totals.
  */
 #include "postgres.h"
 
@@ -191,8 +191,8 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 				continue;
 			present[fork] = true;
 			measured[fork].size_bytes = counts.size_bytes;
-			measured[fork].os_bytes = counts.cached_pages * page_size;
-			wholly_cached[fork] = counts.cached_pages > 0 && counts.cached_pages >= counts.os_pages;
+			measured[fork].os_bytes = counts.os_pages * page_size;
+			wholly_cached[fork] = counts.os_pages > 0 && counts.os_pages >= counts.size_pages;
 		}
 
 		for (; next_row < rows; next_row++)
@@ -236,9 +236,9 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 				char	   *path = database_relation_fork_path(relation, row.fork_number);
 				int64		pages = 0;
 
-				if (cachectl_cached_pages_of_blocks(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, blocks, count,
-													(cachectl_os_engine) cachectl_os_engine_setting,
-													&pages, &error) != CACHECTL_OK)
+				if (cachectl_os_pages_of_blocks(path, CACHECTL_SEGMENT_BYTES, BLCKSZ, blocks, count,
+												(cachectl_os_engine) cachectl_os_engine_setting,
+												&pages, &error) != CACHECTL_OK)
 					cachectl_raise_core_error(&error);
 				fork->both_bytes = pages * page_size;
 				pfree(path);

@@ -106,12 +106,12 @@ os_residency_fork_total(const cachectl_residency_report *report, int fork,
 			continue;
 		found = true;
 		total->size_bytes += row.counts.size_bytes;
+		total->size_pages += row.counts.size_pages;
 		total->os_pages += row.counts.os_pages;
-		total->cached_pages += row.counts.cached_pages;
-		total->dirty_pages += row.counts.dirty_pages;
-		total->writeback_pages += row.counts.writeback_pages;
-		total->evicted_pages += row.counts.evicted_pages;
-		total->recently_evicted_pages += row.counts.recently_evicted_pages;
+		total->os_dirty_pages += row.counts.os_dirty_pages;
+		total->os_writeback_pages += row.counts.os_writeback_pages;
+		total->os_evicted_pages += row.counts.os_evicted_pages;
+		total->os_recently_evicted_pages += row.counts.os_recently_evicted_pages;
 		if (!row.counts.has_cachestat_counters)
 			total->has_cachestat_counters = false;
 	}
@@ -131,13 +131,13 @@ step_map(void *map, cachectl_step *step, cachectl_error *error)
 }
 
 bool
-os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *dirty_pages)
+os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *os_dirty_pages)
 {
 	MemoryContext owner = CurrentMemoryContext;
 	MemoryContextCallback *callback;
 	cachectl_error error = {0};
 	cachectl_os_map *map;
-	int64		dirty = 0;
+	int64		counted = 0;
 	bool		dirty_known;
 
 	callback = cachectl_reserve_free_callback(owner);
@@ -148,24 +148,24 @@ os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *dirty_pages)
 	cachectl_free_with_context(owner, callback, free_map, map);
 
 	run_core_job(step_map, map, NULL, NULL);
-	dirty_known = cachectl_os_map_dirty_pages(map, &dirty);
-	if (dirty_pages != NULL)
-		*dirty_pages = dirty;
+	dirty_known = cachectl_os_map_os_dirty_pages(map, &counted);
+	if (os_dirty_pages != NULL)
+		*os_dirty_pages = counted;
 	return dirty_known;
 }
 
 uint8 *
-os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known)
+os_map_of(const char *path, int64 blocks, int64 *os_dirty_pages, bool *os_dirty_known)
 {
 	uint8	   *bits = palloc0(Max((blocks + 7) / 8, 1));
-	int64		dirty = 0;
+	int64		counted = 0;
 	/* an empty fork too: the map job alone says whether dirty pages are known */
-	bool		known = os_map_fill(bits, Max(blocks, 0), path, &dirty);
+	bool		known = os_map_fill(bits, Max(blocks, 0), path, &counted);
 
-	if (dirty_pages != NULL)
-		*dirty_pages = dirty;
-	if (dirty_known != NULL)
-		*dirty_known = known;
+	if (os_dirty_pages != NULL)
+		*os_dirty_pages = counted;
+	if (os_dirty_known != NULL)
+		*os_dirty_known = known;
 	return bits;
 }
 

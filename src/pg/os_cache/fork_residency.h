@@ -29,17 +29,17 @@ extern bool os_residency_fork_total(const cachectl_residency_report *report, int
 /*
  * Sets the bits (varbit order, cleared by the caller, bit_count of them) of
  * the blocks of the fork at path whose OS pages are all cached; cancellable.
- * The work is owned by CurrentMemoryContext until it ends.  With dirty_pages
+ * The work is owned by CurrentMemoryContext until it ends.  With os_dirty_pages
  * given, the same walk counts the blocks' dirty OS pages there; returns
  * whether it could (cachestat; not under mincore).
  */
-extern bool os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *dirty_pages);
+extern bool os_map_fill(uint8 *bits, int64 bit_count, const char *path, int64 *os_dirty_pages);
 
 /*
  * The OS map of a fork of `blocks` blocks, palloc'd in the current context;
  * its dirty pages as os_map_fill counts them (both may be NULL).
  */
-extern uint8 *os_map_of(const char *path, int64 blocks, int64 *dirty_pages, bool *dirty_known);
+extern uint8 *os_map_of(const char *path, int64 blocks, int64 *os_dirty_pages, bool *os_dirty_known);
 
 /*
  * The runs of blocks of a fork of a relation the caller may read that the

@@ -125,13 +125,13 @@ pg_cachectl_os_drop(PG_FUNCTION_ARGS)
 				memset(&after, 0, sizeof(after));	/* truncated away meanwhile */
 			values[0] = ObjectIdGetDatum(member_relid);
 			values[1] = CStringGetTextDatum(forkNames[fork]);
-			values[2] = Int64GetDatum(before[fork].cached_pages);
-			values[3] = Int64GetDatum(before[fork].cached_pages * page_size);
-			values[4] = Int64GetDatum(before[fork].dirty_pages);
-			values[5] = Int64GetDatum(before[fork].dirty_pages * page_size);
+			values[2] = Int64GetDatum(before[fork].os_pages);
+			values[3] = Int64GetDatum(before[fork].os_pages * page_size);
+			values[4] = Int64GetDatum(before[fork].os_dirty_pages);
+			values[5] = Int64GetDatum(before[fork].os_dirty_pages * page_size);
 			nulls[4] = nulls[5] = !before[fork].has_cachestat_counters;
-			values[6] = Int64GetDatum(after.cached_pages);
-			values[7] = Int64GetDatum(after.cached_pages * page_size);
+			values[6] = Int64GetDatum(after.os_pages);
+			values[7] = Int64GetDatum(after.os_pages * page_size);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
 		relation_close(rel, NoLock);

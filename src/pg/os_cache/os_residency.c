@@ -83,12 +83,12 @@ put_segment_rows(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_repo
 		values[2] = Int32GetDatum(row.segment);
 		values[3] = CStringGetTextDatum(row.path);
 		values[4] = Int64GetDatum(row.counts.size_bytes);
-		values[5] = Int64GetDatum(row.counts.os_pages);
-		values[6] = Int64GetDatum(row.counts.cached_pages);
-		values[7] = Int64GetDatum(row.counts.dirty_pages);
-		values[8] = Int64GetDatum(row.counts.writeback_pages);
-		values[9] = Int64GetDatum(row.counts.evicted_pages);
-		values[10] = Int64GetDatum(row.counts.recently_evicted_pages);
+		values[5] = Int64GetDatum(row.counts.size_pages);
+		values[6] = Int64GetDatum(row.counts.os_pages);
+		values[7] = Int64GetDatum(row.counts.os_dirty_pages);
+		values[8] = Int64GetDatum(row.counts.os_writeback_pages);
+		values[9] = Int64GetDatum(row.counts.os_evicted_pages);
+		values[10] = Int64GetDatum(row.counts.os_recently_evicted_pages);
 		for (int column = 7; column < OS_RESIDENCY_COLUMNS; column++)
 			nulls[column] = !row.counts.has_cachestat_counters;
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -105,13 +105,13 @@ put_total_row(ReturnSetInfo *rsinfo, Oid relid, const cachectl_residency_report 
 	cachectl_residency_report_total(report, &total);
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = Int64GetDatum(total.size_bytes);
-	values[2] = Int64GetDatum(total.os_pages);
-	values[3] = Int64GetDatum(total.cached_pages);
-	values[4] = Int64GetDatum(total.cached_pages * os_page_size());
-	values[5] = Int64GetDatum(total.dirty_pages);
-	values[6] = Int64GetDatum(total.writeback_pages);
-	values[7] = Int64GetDatum(total.evicted_pages);
-	values[8] = Int64GetDatum(total.recently_evicted_pages);
+	values[2] = Int64GetDatum(total.size_pages);
+	values[3] = Int64GetDatum(total.os_pages);
+	values[4] = Int64GetDatum(total.os_pages * os_page_size());
+	values[5] = Int64GetDatum(total.os_dirty_pages);
+	values[6] = Int64GetDatum(total.os_writeback_pages);
+	values[7] = Int64GetDatum(total.os_evicted_pages);
+	values[8] = Int64GetDatum(total.os_recently_evicted_pages);
 	for (int column = 5; column < OS_RESIDENCY_TOTAL_COLUMNS; column++)
 		nulls[column] = !total.has_cachestat_counters;
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
