@@ -208,6 +208,13 @@ my $load = IPC::Run::start(
 		'-h', $primary->host, '-p', $primary->port, 'postgres'
 	],
 	'>', \$load_out, '2>', \$load_err);
+# The restore starts once the load's first round has reached the standby
+# (churn_t's n is 0 before it): started at once, the restore ran beside the
+# load only if pgbench connected in time, and a restore that ended first
+# would have seen no conflict to survive.
+ok($standby->poll_query_until('postgres', 'SELECT max(n) >= 1 FROM churn_t'),
+	'the load on the primary is under way: its first round is replayed on the standby')
+  or diag("load: $load_out$load_err");
 
 # on_error_stop off: an error of the restore is reported below, not a silent exit
 my $session = $standby->background_psql('postgres', on_error_stop => 0);

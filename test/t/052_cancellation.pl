@@ -442,8 +442,12 @@ sub run_case
 	# 15 TiB relation: its size, 15,360 segments opened by the server).
 	my $open_during = 0;
 	my $open_seen_after;    # seconds into the call the core's descriptor was first seen
-	# until the call has run long enough (or ended: then the checks below fail)
-	for (my $poll = 0; $poll < 500; $poll++)
+	# Until the call has run long enough, or has ended (then the checks
+	# below fail, or for a statement_timeout that came first, find its
+	# start as below), or the deadline passes (then they fail): a time
+	# deadline, not a number of looks, which a loaded machine stretches.
+	my $deadline = Time::HiRes::time() + $PostgreSQL::Test::Utils::timeout_default;
+	while (1)
 	{
 		($started, $running) = split /\|/, monitor_query(
 			qq{
@@ -461,6 +465,22 @@ SELECT extract(epoch FROM query_start), extract(epoch FROM clock_timestamp() - q
 		  && $running >= $threshold
 		  && $evicting
 		  && ($open_during || !$case->{files});
+		# Not active: not started yet, or ended, told apart by the
+		# session's last query: the call once it has run (before, the SET
+		# of statement_timeout above).
+		last
+		  if !defined $running
+		  && monitor_query(
+			qq{
+SELECT count(*) FROM pg_stat_activity
+ WHERE pid = $victim_pid AND state <> 'active' AND position(\$call\$$case->{call}\$call\$ IN query) = 1}) eq '1';
+		if (Time::HiRes::time() > $deadline)
+		{
+			diag("$what: after $PostgreSQL::Test::Utils::timeout_default s the call has "
+				  . (defined $running ? "run $running s" : 'not been seen running')
+				  . ($case->{files} ? ', the core\'s descriptor ' . ($open_during ? 'seen' : 'not seen') : ''));
+			last;
+		}
 		usleep(10_000);
 	}
 	my ($stop_epoch, $wait_event);

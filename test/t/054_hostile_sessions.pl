@@ -24,7 +24,9 @@ use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
 use IPC::Run;
-use Time::HiRes qw(sleep);
+use Time::HiRes;
+
+use CachectlTest qw(poll_until);
 
 my $node = PostgreSQL::Test::Cluster->new('hostile_sessions');
 $node->init;
@@ -152,18 +154,45 @@ SELECT relations FROM cachectl.snapshot('race', ARRAY['big', 'small']::regclass[
 SELECT count(*) FROM cachectl.cold('big');
 SELECT count(*) FROM cachectl.cold('small');
 });
+# The DDL must land while restore is under way: not before its first chunk
+# (a DDL that ran first proves nothing), not after its last.  So restore
+# reports its progress (cachectl.progress: a NOTICE at most once a second,
+# the first after a second of loading), and the DDL runs once restore's
+# output has one.  At 2 MB/s the OS layer of big (~16 MB) alone takes some
+# 8 s, of which the DDL needs a fraction.  That it got in before restore
+# was done with big: a VACUUM FULL leaves the rest of big to load, so
+# restore's CALL is still running when it has finished (restore only ever
+# goes from running to gone: one look then is enough); a DROP makes restore
+# skip big's next chunk, with a NOTICE.
+my $restore_running_sql = q{SELECT count(*) FROM pg_stat_activity
+ WHERE query LIKE 'CALL cachectl.restore%' AND state = 'active' AND pid <> pg_backend_pid()};
 for my $ddl ('VACUUM FULL big', 'DROP TABLE big') {
-	my $call = start_long_call("CALL cachectl.restore('race', 'both', 4)");
-	$node->poll_query_until('postgres',
-		q{SELECT count(*) > 0 FROM pg_stat_activity WHERE query LIKE 'CALL cachectl.restore%' AND pid <> pg_backend_pid()})
-	  or die 'restore did not start';
-	sleep(1);
+	my ($stdout, $stderr) = ('', '');
+	# two -c: a CALL that commits must be a query string of its own
+	my $h = IPC::Run::start(
+		[ 'psql', '-X', '-d', $node->connstr('postgres'), '-v', 'ON_ERROR_STOP=1',
+		  '-c', 'SET cachectl.progress = on', '-c', "CALL cachectl.restore('race', 'both', 2)" ],
+		'>', \$stdout, '2>', \$stderr);
+	my $call = { h => $h, out => \$stdout, err => \$stderr };
+	ok( poll_until(
+			sub {
+				eval { $h->pump_nb; 1 };    # dies once psql has exited
+				return $stderr =~ /NOTICE:  cachectl\.restore: /;
+			}),
+		"before $ddl: restore is under way (a progress NOTICE)")
+	  or diag("restore's output so far: $stderr");
 	my ($ddl_out, $ddl_err) = ('', '');
 	my $ddl_status = $node->psql('postgres', "SET lock_timeout = '10s'; $ddl", stdout => \$ddl_out, stderr => \$ddl_err);
-	is($ddl_status, 0, "$ddl got in between restore's chunks") or diag($ddl_err);
+	is($ddl_status, 0, "$ddl ran while restore was under way") or diag($ddl_err);
+	my $running_after_ddl = $node->safe_psql('postgres', $restore_running_sql);
+	is($running_after_ddl, '1', "VACUUM FULL got in between restore's chunks: restore is still running once it has finished")
+	  if $ddl =~ /VACUUM/;
 	my ($status, $out, $err) = finish_long_call($call);
 	is($status, 0, "restore goes on and ends without an error after $ddl") or diag($err);
 	like($out, qr/block/, "restore reports its row after $ddl");
+	like($err, qr/NOTICE:  skipping relation "(?:public\.)?big": dropped while the call ran/,
+		"DROP got in between restore's chunks: restore skips the rest of big, with a NOTICE")
+	  if $ddl =~ /DROP/;
 	$node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('big')}) if $ddl =~ /VACUUM/;
 }
 
