@@ -35,20 +35,21 @@ TEST=(
     postgresql-15-pgtap         # pgTAP 1.2.0, for the pgTAP example of docs/REGRESSION_TESTING.md (test/t/060)
     libtap-parser-sourcehandler-pgtap-perl  # pg_prove, which runs that example
     sqlsmith                    # random queries over the catalog, for test/t/051
-    debhelper                   # the Debian package (debian/, test/t/040)
-    postgresql-server-dev-all   # pg_buildext, for the Debian package
-    dpkg-dev                    # dpkg-buildpackage
     prometheus                  # the real Prometheus server scraping the exporter in test/t/070
     prometheus-postgres-exporter  # postgres_exporter 0.11.1, reads monitoring/postgres_exporter/ (test/t/070)
     libyaml-libyaml-perl        # YAML::XS: test/t/071 reads the monitoring/ configurations
+)
+TEST_ALL=(
+    "${TEST[@]}"
+    # the files make test leaves to make test-all ("# tap: make test-all only")
+    debhelper                   # the Debian package (debian/, test/t/040)
+    postgresql-server-dev-all   # pg_buildext, for the Debian package
+    dpkg-dev                    # dpkg-buildpackage
     patroni                     # Patroni 3.0.2, the HA manager of test/t/087
     etcd-server                 # etcd 3.4, its distributed configuration store
     etcd-client                 # etcdctl
     python3-etcd                # Patroni's etcd module imports it
     postgresql-15-auto-failover # pg_auto_failover 2.0 (monitor extension and pg_autoctl) for test/t/088
-)
-TEST_ALL=(
-    "${TEST[@]}"
     debootstrap                 # chroots of newer suites for 17 and 19 (scripts/chroot_pg.sh)
     bison                       # these four build the other PostgreSQL versions
     flex                        #   the tests run on (scripts/build_pg_from_source.sh)

@@ -57,6 +57,8 @@ purpose=test
 for major in $versions; do
     [ "$(provider_of "$major")" = host ] || purpose=test-all
 done
+# every scenario file: the packages of those make test leaves out too
+[ "${CACHECTL_TAP_ALL:-0}" = 1 ] && purpose=test-all
 bash scripts/install_deps.sh "$purpose" || exit 1
 host_major=$(pg_config --version | sed -E 's/^PostgreSQL ([0-9]+).*/\1/')
 
@@ -102,10 +104,15 @@ if [ ${#version_list[@]} -gt 1 ] && [ "$version_jobs" -gt 1 ]; then
     export CACHECTL_TAP_JOBS=${CACHECTL_TAP_JOBS:-3}
 fi
 tap_files=$(ls test/t/*.pl | wc -l)
+tap_scope="$tap_files scenario files"
+if [ "${CACHECTL_TAP_ALL:-0}" != 1 ]; then
+    test_all_only=$(grep -lx '# tap: make test-all only' test/t/*.pl | wc -l)
+    tap_scope="$((tap_files - test_all_only)) scenario files (make test-all adds $test_all_only more)"
+fi
 regress_suites=$(make -s --no-print-directory print-regress-tests | wc -w)
 long_mode=${CACHECTL_LONG_TESTS:-reduced}
 echo "==== plan: unit (Catch2, plain and sanitized), then on each of: ${versions:-$PG_CONFIG}"
-echo "     the architecture check (first version only), pg_regress $regress_suites suites and $tap_files scenario files (${CACHECTL_TAP_JOBS:-4} at a time);"
+echo "     the architecture check (first version only), pg_regress $regress_suites suites and $tap_scope, ${CACHECTL_TAP_JOBS:-4} at a time;"
 if [ "$long_mode" = full ]; then
     echo "     long tests (fuzz, sqlsmith, soak) at full length on the first version, ${EXTRA_VERSION_LONG_TEST_SECONDS} s elsewhere."
 else
@@ -263,7 +270,7 @@ run_started=$SECONDS
 copy_tree() {
     mkdir -p "$1"
     tar -C "$top" --exclude=.git --exclude='*.o' --exclude='*.so' --exclude='*.bc' --exclude=./.built-for \
-        --exclude=./results --exclude=./test/unit/unit_tests --exclude=./test/unit/sanitized \
+        --exclude=./results --exclude=./test/unit/unit_tests --exclude=./test/unit/sanitized --exclude=./test/unit/pch \
         -cf - . | tar -C "$1" -xf -
 }
 unit_log=$logs/unit.log

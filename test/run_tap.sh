@@ -37,8 +37,23 @@ mkdir -p "$outputs"
 jobs=${CACHECTL_TAP_JOBS:-4}
 [[ "$jobs" =~ ^[1-9][0-9]*$ ]] || { echo "CACHECTL_TAP_JOBS must be a positive number" >&2; exit 2; }
 
+# A file that says
+#     # tap: make test-all only
+# (the Debian package, the HA managers: minutes each, alone, on packages of
+# their own) runs in `make test-all` (CACHECTL_TAP_ALL=1) and when named,
+# not in `make test`, which says it leaves them.
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(test/t/*.pl)
+if [ ${#tests[@]} -eq 0 ]; then
+    left_to_test_all=()
+    for test in test/t/*.pl; do
+        if [ "${CACHECTL_TAP_ALL:-0}" != 1 ] && grep -qx '# tap: make test-all only' "$top/$test"; then
+            left_to_test_all+=("$(basename "$test")")
+        else
+            tests+=("$test")
+        fi
+    done
+    [ ${#left_to_test_all[@]} -eq 0 ] || echo "tap: left to make test-all: ${left_to_test_all[*]}"
+fi
 
 # The files in the order they start: those test/tap_order.txt names (the
 # longest first), then the rest; the files that run alone last.

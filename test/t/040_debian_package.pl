@@ -1,5 +1,6 @@
 # tap: starts as root
 # tap: runs alone
+# tap: make test-all only
 #
 # 040_debian_package.pl
 #

@@ -37,6 +37,7 @@
 # compares pgbench rates, which other suites' work on the same two CPUs
 # would move.
 # tap: runs alone
+# tap: make test-all only
 #
 # The rates are measured on a machine the nodes share (and other tests may
 # share too): the old leader's Patroni is held while the new leader is

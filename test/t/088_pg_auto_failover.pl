@@ -38,6 +38,7 @@
 # compares pgbench rates measured half a minute apart, which other suites'
 # work on the same two CPUs would move.
 # tap: runs alone
+# tap: make test-all only
 use strict;
 use warnings;
 
