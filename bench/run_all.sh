@@ -6,7 +6,9 @@
 # with bench/report.sh.  `make bench` runs it.
 #
 # Every script repeats each measurement RUNS times (default 3; QUICK=1: 1
-# and smaller sizes, under five minutes here); the report shows medians.  A
+# and smaller sizes: 20 minutes here on 2 CPUs shared with other work, 11 of
+# them autowarm.sh's failovers, reboots and Patroni clusters, which QUICK
+# shortens but cannot make small); the report shows medians.  A
 # script that fails is recorded in the report and the others still run; the
 # exit status is then 1.
 #
