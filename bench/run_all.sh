@@ -6,9 +6,9 @@
 # with bench/report.sh.  `make bench` runs it.
 #
 # Every script repeats each measurement RUNS times (default 3; QUICK=1: 1
-# and smaller sizes: 20 minutes here on 2 CPUs shared with other work, 11 of
-# them autowarm.sh's failovers, reboots and Patroni clusters, which QUICK
-# shortens but cannot make small); the report shows medians.  A
+# and smaller sizes: 18-20 minutes here on 2 CPUs shared with other work,
+# 11.5 of them autowarm.sh's failovers, reboots and Patroni clusters, which
+# QUICK shortens but cannot make small); the report shows medians.  A
 # script that fails is recorded in the report and the others still run; the
 # exit status is then 1.
 #
@@ -31,7 +31,7 @@ SCRIPTS=(os_residency evict evict_sweep os_prefetch both_layers metrics autowarm
     read_sources relation_reads)
 [ -n "${BENCH_ONLY:-}" ] && read -r -a SCRIPTS <<<"$BENCH_ONLY"
 
-# settings_for NAME — SETTINGS, the environment NAME.sh runs with (QUICK
+# settings_for NAME — sets settings, the environment NAME.sh runs with (QUICK
 # reaches every script too); fails for a name with no script.
 settings_for() {
     case $1 in
