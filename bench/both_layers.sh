@@ -10,9 +10,10 @@
 #      dropped in every 128 MiB, the holes a host's reclaim leaves;
 #   2. the cachectl.database_status view over 10,000 and 100,000 one-row
 #      tables (in a database of their own), with the backend's peak memory;
-#   3. cachectl.prewarm('t', target => 'shared') of the cold table versus
-#      pg_prewarm('t', 'buffer') and versus cat of its segment files (each
-#      cold: cachectl.cold, or os_drop for cat);
+#   3. cachectl.prewarm('t', target => 'shared', fork => 'main') of the cold
+#      table versus pg_prewarm('t', 'buffer') (the main fork too) and versus
+#      cat of its segment files (each cold: cachectl.cold, or os_drop for
+#      cat);
 #   4. reloading the shared blocks of a half-warm table after a restart with
 #      a cold OS cache: CALL cachectl.restore() of a cachectl.snapshot()
 #      taken before the restart, versus pg_prewarm's autoprewarm (from its
@@ -372,7 +373,7 @@ cold_t() {
 for ((round = 1; round <= LOAD_REPS; round++)); do
     cold_t
     IFS='|' read -r ms res cpu <<<"$(sql -c "SELECT ms, result, cpu_ticks FROM bench_once(
-        \$q\$SELECT sum(shared_blocks_loaded)::text FROM cachectl.prewarm('t', target => 'shared')\$q\$)")"
+        \$q\$SELECT sum(shared_blocks_loaded)::text FROM cachectl.prewarm('t', target => 'shared', fork => 'main')\$q\$)")"
     IFS='|' read -r l_shared _ _ <<<"$(sql -c "SELECT * FROM layers('t')")"
     check "$res == $T_BLOCKS && $l_shared == $T_BLOCKS" "prewarm loaded $res, $l_shared in shared buffers"
     printf '   round %d %-40s %9.1f ms  %7.0f MB/s  (%s blocks loaded; backend CPU %.0f ms)\n' "$round" \
@@ -392,7 +393,7 @@ for ((round = 1; round <= LOAD_REPS; round++)); do
 
     cold_t
     IFS='|' read -r ms res cpu <<<"$(sql -c "SELECT ms, result, cpu_ticks FROM bench_once(
-        \$q\$SELECT sum(os_blocks_loaded)::text FROM cachectl.prewarm('t', target => 'os')\$q\$)")"
+        \$q\$SELECT sum(os_blocks_loaded)::text FROM cachectl.prewarm('t', target => 'os', fork => 'main')\$q\$)")"
     printf '   round %d %-40s %9.1f ms  %7.0f MB/s  (%s blocks, OS cache only; backend CPU %.0f ms)\n' "$round" \
         "cachectl.prewarm(target => 'os')" "$ms" "$(calc "$T_BLOCKS * 8192 / 1e3 / $ms")" "$res" "$(calc "1000 * $cpu / $CLK_TCK")"
     PW_OS+=" $ms"

@@ -82,7 +82,11 @@ measure_state() {
                           WHERE top AND query LIKE '%cachectl.explain_reads%'")
     fi
     say "  $name: $read blocks read, $os_hits page-cache hits, $device_blocks device blocks, $device_bytes device bytes${kcache:+; pg_stat_kcache $kcache bytes}"
-    emit_sample "state_$name" "read=$read os_hits=$os_hits device_blocks=$device_blocks device_bytes=$device_bytes kcache=${kcache:-NA}"
+    emit_sample state_blocks "blocks read" "$name" "$read" blocks
+    emit_sample state_blocks "page-cache hits" "$name" "$os_hits" blocks
+    emit_sample state_blocks "device blocks" "$name" "$device_blocks" blocks
+    emit_sample state_device_mb "explain_reads" "$name" "$(calc "$device_bytes / 1e6")" MB
+    if [ -n "$kcache" ]; then emit_sample state_device_mb "pg_stat_kcache" "$name" "$(calc "$kcache / 1e6")" MB; fi
     STATE_READ=$read STATE_OS=$os_hits STATE_BYTES=$device_bytes STATE_KCACHE=$kcache
 }
 
@@ -91,13 +95,17 @@ verdict() { if awk "BEGIN { exit !($1) }"; then echo PASS; else echo MISS; fi; }
 measure_state cold "SELECT count(*) FROM cachectl.cold('t', true)"
 cold_share=$(calc "$STATE_OS / ($STATE_READ > 0 ? $STATE_READ : 1)")
 say "    page-cache hits $(fmt "100 * $cold_share" 2) % of the reads (goal ≤ 1 %): $(verdict "$cold_share <= 0.01")"
+emit_goal "cold: page-cache hits <= 1% of the reads" "$STATE_OS of $STATE_READ" - "$(fmt "100 * $cold_share" 2)%" "$(verdict "$cold_share <= 0.01")"
 if [ "$KCACHE" = 1 ]; then
     diff=$(calc "($STATE_BYTES - $STATE_KCACHE) / ($STATE_KCACHE > 0 ? $STATE_KCACHE : 1)")
     say "    device bytes / pg_stat_kcache's = $(fmt "1 + $diff" 4) (goal within 1 %): $(verdict "$diff <= 0.01 && $diff >= -0.01")"
-    emit_goal cold_vs_kcache "$(fmt "1 + $diff" 4)"
+    emit_goal "cold: device bytes within 1% of pg_stat_kcache's (ratio = ours / anchor)" "$STATE_BYTES B" \
+        "pg_stat_kcache $STATE_KCACHE B" "$(fmt "1 + $diff" 4)" "$(verdict "$diff <= 0.01 && $diff >= -0.01")"
 fi
 measure_state os_only "SELECT count(*) FROM cachectl.evict('t'); SELECT count(*) FROM cachectl.os_prefetch('t', wait => true)"
 say "    device bytes $STATE_BYTES (goal 0): $(verdict "$STATE_BYTES == 0"); page-cache hits $STATE_OS of $STATE_READ"
+emit_goal "OS cache only: 0 device bytes" "$STATE_BYTES B" "${STATE_KCACHE:+pg_stat_kcache $STATE_KCACHE B}" - \
+    "$(verdict "$STATE_BYTES == 0")"
 [ "$KCACHE" = 1 ] && say "    pg_stat_kcache: $STATE_KCACHE bytes"
 
 # cost: median ms of REPS runs, alternating the two ways, in one session
@@ -113,10 +121,13 @@ END $$;
 SQL
 LOOKUPS="SELECT sum(length(t.pad)) FROM generate_series(1, 10000) AS g JOIN t ON t.id = g * 7"
 sql -c "SELECT count(*) FROM cachectl.prewarm('t_id', 'shared')" >/dev/null
+# cost NAME COLUMN QUERY SETUP — REPS runs of QUERY each way after SETUP;
+# every run a sample in the report's column COLUMN, the medians the goal
 cost() {
-    local name=$1 query=$2 setup=$3
+    local name=$1 column=$2 query=$3 setup=$4
     local q=${query//\'/\'\'}
-    read -r explain_ms reads_ms <<<"$(sql <<SQL | tail -n1
+    local explain_ms reads_ms runs run
+    read -r explain_ms reads_ms runs <<<"$(sql <<SQL | tail -n1
 SET enable_hashjoin = off; SET enable_mergejoin = off; SET enable_bitmapscan = off;
 SET client_min_messages = warning;
 $setup
@@ -125,13 +136,19 @@ WITH runs AS (
            bench_ms('SELECT * FROM cachectl.explain_reads(''$q'')') AS reads_ms
       FROM generate_series(1, $REPS))
 SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY explain_ms) || ' ' ||
-       percentile_cont(0.5) WITHIN GROUP (ORDER BY reads_ms) FROM runs;
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY reads_ms) || ' ' ||
+       string_agg(explain_ms || ':' || reads_ms, ',') FROM runs;
 SQL
 )"
     local ratio
     ratio=$(calc "$reads_ms / $explain_ms")
     say "  cost, $name: EXPLAIN (ANALYZE, BUFFERS, TIMING OFF) $(fmt "$explain_ms" 2) ms, explain_reads $(fmt "$reads_ms" 2) ms: $(fmt "$ratio" 3)× (goal ≤ 1.10): $(verdict "$ratio <= 1.10")"
-    emit_goal "cost_$name" "$(fmt "$ratio" 3)"
+    emit_goal "explain_reads() <= 1.10x EXPLAIN (ANALYZE, BUFFERS, TIMING OFF), $name (ratio = ours / anchor)" \
+        "$(fmt "$reads_ms" 2) ms" "EXPLAIN $(fmt "$explain_ms" 2) ms" "$(fmt "$ratio" 3)" "$(verdict "$ratio <= 1.10")"
+    for run in ${runs//,/ }; do
+        emit_sample cost "explain_reads()" "$column" "${run#*:}" ms
+        emit_sample cost "EXPLAIN (ANALYZE, BUFFERS, TIMING OFF)" "$column" "${run%%:*}" ms
+    done
 }
-cost "seq scan from the page cache ($BLOCKS reads)" "$SCAN" "SELECT count(*) FROM cachectl.evict('t');"
-cost "10,000 index lookups in shared buffers" "$LOOKUPS" "SELECT count(*) FROM cachectl.prewarm('t', 'shared');"
+cost "seq scan from the page cache ($BLOCKS reads)" "seq scan, page cache" "$SCAN" "SELECT count(*) FROM cachectl.evict('t');"
+cost "10,000 index lookups in shared buffers" "10,000 lookups, shared" "$LOOKUPS" "SELECT count(*) FROM cachectl.prewarm('t', 'shared');"

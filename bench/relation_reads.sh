@@ -28,9 +28,12 @@
 # Prints the premises, each run's figures, the median ratios and PASS/MISS.
 # A benchmark, not a test.
 #
-# Settings (environment): QUICK=1 (7 rounds of 3 s), ROUNDS (default 36),
-# SECONDS_PER_RUN (default 2), CLIENTS (default 2), WORKING_SETS (default
-# "shared os"; one of them alone takes half the time), PG_CONFIG, TMPDIR.
+# Settings (environment): QUICK=1 (3 rounds of 1 s, scales 10 and 20, 200
+# callgrind statements: a check that it all runs, not a figure), ROUNDS
+# (default 36), SECONDS_PER_RUN (default 2), CLIENTS (default 2),
+# SHARED_SCALE (default 20), OS_SCALE (default 50), INSTRUCTION_LOOKUPS
+# (default 2000), WORKING_SETS (default "shared os"; one of them alone takes
+# half the time), PG_CONFIG, TMPDIR.
 set -euo pipefail
 export LC_ALL=C
 
@@ -39,8 +42,11 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/bench_common.sh"
 
 if [ "${QUICK:-0}" = 1 ]; then
-    ROUNDS=${ROUNDS:-7}
-    SECONDS_PER_RUN=${SECONDS_PER_RUN:-3}
+    ROUNDS=${ROUNDS:-3}
+    SECONDS_PER_RUN=${SECONDS_PER_RUN:-1}
+    SHARED_SCALE=${SHARED_SCALE:-10}
+    OS_SCALE=${OS_SCALE:-20}   # 256 MB: still twice shared_buffers
+    INSTRUCTION_LOOKUPS=${INSTRUCTION_LOOKUPS:-200}
 fi
 # many short rounds: this machine's TPS drifts ±10 % from run to run, and
 # a median of paired ratios taken seconds apart is what survives the drift;
@@ -48,6 +54,9 @@ fi
 ROUNDS=${ROUNDS:-36}
 SECONDS_PER_RUN=${SECONDS_PER_RUN:-2}
 CLIENTS=${CLIENTS:-2}
+SHARED_SCALE=${SHARED_SCALE:-20}
+OS_SCALE=${OS_SCALE:-50}
+INSTRUCTION_LOOKUPS=${INSTRUCTION_LOOKUPS:-2000}
 command -v "$PG_BINDIR/pgbench" >/dev/null || die "no pgbench in $PG_BINDIR"
 
 verdict() { if awk "BEGIN { exit !($1) }"; then echo PASS; else echo MISS; fi; }
@@ -74,12 +83,13 @@ run() {
     echo "$(awk '/^tps = / { print $3; exit }' <<<"$out") $(calc "($(children_cpu_ticks) - $before) * 1e6 / $TICKS_PER_SECOND / $transactions")"
 }
 
-# measure NAME A B — ROUNDS rounds of A against B, the order alternating
-# from round to round (a drift of the machine's speed favours neither);
-# prints each round, the medians and the median of B/A, by TPS and by the
-# backends' CPU per transaction; sets RATIO (TPS) and CPU_RATIO
+# measure NAME A B SERIES — ROUNDS rounds of A against B, the order
+# alternating from round to round (a drift of the machine's speed favours
+# neither); prints each round, the medians and the median of B/A, by TPS and
+# by the backends' CPU per transaction, and emits each round's two ratios as
+# SERIES of the working set; sets RATIO (TPS) and CPU_RATIO
 measure() {
-    local name=$1 a_way=$2 b_way=$3 ratios=() cpu_ratios=() a_cpu_runs=() b_cpu_runs=()
+    local name=$1 a_way=$2 b_way=$3 series=$4 ratios=() cpu_ratios=() a_cpu_runs=() b_cpu_runs=()
     local a b a_cpu b_cpu
     for round in $(seq 1 "$ROUNDS"); do
         if [ $((round % 2)) = 1 ]; then
@@ -91,6 +101,8 @@ measure() {
         fi
         ratios+=("$(calc "$b / $a")") cpu_ratios+=("$(calc "$a_cpu / $b_cpu")")
         a_cpu_runs+=("$a_cpu") b_cpu_runs+=("$b_cpu")
+        emit_sample tps_ratio "$series, alternating" "$working_set" "${ratios[-1]}" ×
+        emit_sample cpu_ratio "$series" "$working_set" "${cpu_ratios[-1]}" ×
         say "    round $round: $a_way $(fmt "$a" 0) TPS ($(fmt "$a_cpu" 1) µs CPU/tx), $b_way $(fmt "$b" 0) TPS ($(fmt "$b_cpu" 1) µs CPU/tx)"
     done
     RATIO=$(median_of "${ratios[@]}")
@@ -114,11 +126,12 @@ run_pair() {
     echo "$(awk '/^tps = / { print $3; exit }' "$WORK/pair.0") $(awk '/^tps = / { print $3; exit }' "$WORK/pair.1")"
 }
 
-# measure_pair NAME A B — ROUNDS rounds of A and B at the same time, which
-# one starts first alternating; prints each round and the median of the
-# rounds' B/A TPS ratios; sets RATIO
+# measure_pair NAME A B SERIES — ROUNDS rounds of A and B at the same time,
+# which one starts first alternating; prints each round and the median of
+# the rounds' B/A TPS ratios, and emits each ratio as SERIES of the working
+# set; sets RATIO
 measure_pair() {
-    local name=$1 a_way=$2 b_way=$3 ratios=() a b
+    local name=$1 a_way=$2 b_way=$3 series=$4 ratios=() a b
     for round in $(seq 1 "$ROUNDS"); do
         if [ $((round % 2)) = 1 ]; then
             read -r a b <<<"$(run_pair "$a_way" "$b_way")"
@@ -126,6 +139,7 @@ measure_pair() {
             read -r b a <<<"$(run_pair "$b_way" "$a_way")"
         fi
         ratios+=("$(calc "$b / $a")")
+        emit_sample tps_ratio "$series, at the same time" "$working_set" "${ratios[-1]}" ×
         say "    round $round: $a_way $(fmt "$a" 0) TPS, $b_way $(fmt "$b" 0) TPS at the same time"
     done
     RATIO=$(median_of "${ratios[@]}")
@@ -158,12 +172,14 @@ callgrind_instructions() {
 
 # instructions_per_lookup DISTINCT ROWS — per pgbench -S statement of a
 # single-user backend (the simple protocol's parse, plan and execution, as
-# pgbench -S's backends do), counters off and on: the instructions of 3,000
-# lookups less those of their first 1,000 (which warm the caches), over 2,000
-INSTRUCTION_LOOKUPS=2000
+# pgbench -S's backends do), counters off and on: the instructions of
+# WARM_LOOKUPS + INSTRUCTION_LOOKUPS lookups less those of the first
+# WARM_LOOKUPS (which warm the caches), over INSTRUCTION_LOOKUPS (2,000
+# after 1,000; QUICK: 200 after 100)
+WARM_LOOKUPS=$((INSTRUCTION_LOOKUPS / 2))
 instructions_per_lookup() {
-    lookups_sql 0 1000 "$1" "$2" >"$WORK/callgrind/warm.sql"
-    lookups_sql 0 $((1000 + INSTRUCTION_LOOKUPS)) "$1" "$2" >"$WORK/callgrind/all.sql"
+    lookups_sql 0 "$WARM_LOOKUPS" "$1" "$2" >"$WORK/callgrind/warm.sql"
+    lookups_sql 0 $((WARM_LOOKUPS + INSTRUCTION_LOOKUPS)) "$1" "$2" >"$WORK/callgrind/all.sql"
     local track off_per on_per
     for track in off on; do
         local warm all
@@ -185,9 +201,9 @@ say "  machine: $(machine_summary)"
 
 for working_set in ${WORKING_SETS:-shared os}; do
     if [ "$working_set" = shared ]; then
-        pool=1GB scale=20
+        pool=1GB scale=$SHARED_SCALE
     else
-        pool=128MB scale=50
+        pool=128MB scale=$OS_SCALE
     fi
     cluster_start "$WORK/$working_set" "shared_buffers = $pool" "shared_preload_libraries = 'pg_cachectl'" \
         "max_wal_size = 4GB" >/dev/null
@@ -203,19 +219,23 @@ for working_set in ${WORKING_SETS:-shared os}; do
     say "  $working_set: PostgreSQL $(sql -c 'SHOW server_version'), shared_buffers $pool, pgbench scale $scale ($(sql -c "SELECT pg_size_pretty(pg_relation_size('pgbench_accounts'))") accounts), $CLIENTS clients, $ROUNDS rounds of ${SECONDS_PER_RUN} s"
     emit_info "premises_$working_set" "shared_buffers=$pool scale=$scale clients=$CLIENTS rounds=$ROUNDS seconds=$SECONDS_PER_RUN"
     # the noise floor first: the same runs both ways, counters off
-    measure "$working_set, off against off (noise floor)" off off
+    measure "$working_set, off against off (noise floor)" off off "off / off (floor)"
     emit_info "noise_floor_$working_set" "tps=$(fmt "$RATIO" 3) cpu=$(fmt "$CPU_RATIO" 3)"
-    measure "$working_set, on against off" off on
+    floor=$RATIO
+    measure "$working_set, on against off" off on "on / off"
     say "  $working_set: on/off $(fmt "$RATIO" 3)× by TPS, $(fmt "$CPU_RATIO" 3)× by CPU per transaction (goal ≥ 0.97): $(verdict "$RATIO >= 0.97")"
-    emit_goal "pgbench_S_$working_set" "$(fmt "$RATIO" 3)"
+    emit_goal "pgbench -S, $working_set working set: track_reads on / off >= 0.97 (alternating runs, median of the rounds' TPS ratios)" \
+        "on / off $(fmt "$RATIO" 3)" "floor: off / off $(fmt "$floor" 3)" "$(fmt "$RATIO" 3)" "$(verdict "$RATIO >= 0.97")"
     emit_info "cpu_per_tx_ratio_$working_set" "$(fmt "$CPU_RATIO" 3)"
     # the same comparison with both ways running at once (a session each
     # way): no drift between the two, so a smaller noise floor
-    measure_pair "$working_set, off beside off, at the same time (noise floor)" off off
+    measure_pair "$working_set, off beside off, at the same time (noise floor)" off off "off / off (floor)"
     emit_info "pair_noise_floor_$working_set" "tps=$(fmt "$RATIO" 3)"
-    measure_pair "$working_set, on beside off, at the same time" off on
+    floor=$RATIO
+    measure_pair "$working_set, on beside off, at the same time" off on "on / off"
     say "  $working_set: on/off at the same time $(fmt "$RATIO" 3)× by TPS (goal ≥ 0.97): $(verdict "$RATIO >= 0.97")"
-    emit_info "pgbench_S_pair_$working_set" "$(fmt "$RATIO" 3)"
+    emit_goal "pgbench -S, $working_set working set: track_reads on / off >= 0.97 (both at the same time, median of the rounds' TPS ratios)" \
+        "on / off $(fmt "$RATIO" 3)" "floor: off / off $(fmt "$floor" 3)" "$(fmt "$RATIO" 3)" "$(verdict "$RATIO >= 0.97")"
     say "    counted with it on: $(sql -c "SELECT 'pgbench_accounts shared hits ' || shared_hit_blocks || ', reads ' || read_blocks || ' (page cache ' || os_hit_blocks || ', device ' || device_read_blocks || ', unsplit ' || unsplit_read_blocks || ')' FROM cachectl.relation_reads WHERE relation = 'pgbench_accounts'")"
     cluster_stop
     if command -v valgrind >/dev/null; then
@@ -225,8 +245,9 @@ for working_set in ${WORKING_SETS:-shared os}; do
         [ "$working_set" = os ] && distinct=0
         mkdir -p "$WORK/callgrind" && chown postgres: "$WORK/callgrind"
         read -r off_per on_per <<<"$(instructions_per_lookup "$distinct" $((scale * 100000)))"
-        say "  $working_set: user-space instructions per pgbench -S statement (callgrind, a single-user backend, $INSTRUCTION_LOOKUPS statements after 1,000 that warm): off $(fmt "$off_per" 0), on $(fmt "$on_per" 0): the counters add $(fmt "$on_per - $off_per" 0) ($(fmt "($on_per - $off_per) * 100 / $off_per" 1) %; the kernel's part — the socket, getrusage — is not in these counts)"
-        emit_info "instructions_per_lookup_$working_set" "off=$(fmt "$off_per" 0) on=$(fmt "$on_per" 0)"
+        say "  $working_set: user-space instructions per pgbench -S statement (callgrind, a single-user backend, $INSTRUCTION_LOOKUPS statements after $WARM_LOOKUPS that warm): off $(fmt "$off_per" 0), on $(fmt "$on_per" 0): the counters add $(fmt "$on_per - $off_per" 0) ($(fmt "($on_per - $off_per) * 100 / $off_per" 1) %; the kernel's part — the socket, getrusage — is not in these counts)"
+        emit_sample instructions_per_statement "counters off" "$working_set" "$off_per" instructions
+        emit_sample instructions_per_statement "counters on" "$working_set" "$on_per" instructions
     else
         say "  $working_set: no valgrind: the instruction counts are left out (scripts/install_deps.sh bench installs it)"
     fi

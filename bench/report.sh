@@ -80,6 +80,14 @@ declare -A TITLE=(
     [snapshot_cpu]="One snapshot() of the whole database: backend CPU, ms"
     [snapshot_wal]="One snapshot() of the whole database: WAL, kB"
     [snapshot_wall]="One snapshot() of the whole database: wall time, ms"
+    [poll_us]="A standby's poll for a newer snapshot of its label: µs per poll"
+    [load_seconds]="The same snapshot loaded after a cold restart, by the autowarm worker and by CALL restore(): seconds"
+    [state_blocks]="explain_reads() of a seq scan, its Query row: where the blocks came from"
+    [state_device_mb]="The same scan's device reads: explain_reads() against pg_stat_kcache, MB"
+    [cost]="What measuring costs: explain_reads() against EXPLAIN (ANALYZE, BUFFERS, TIMING OFF), ms"
+    [tps_ratio]="pgbench -S, cachectl.track_reads on / off: TPS ratio of a round (off / off: the noise floor)"
+    [cpu_ratio]="pgbench -S, alternating runs, by the backends' CPU per transaction: the off run's over the other's (as a throughput ratio)"
+    [instructions_per_statement]="User-space instructions per pgbench -S statement (callgrind, single-user backend)"
 )
 declare -A XNAME=(
     [residency_written]="GiB" [residency_readback]="GiB" [residency_dropped]="GiB" [residency_sparse]="GiB"
@@ -94,6 +102,9 @@ declare -A XNAME=(
     [patroni_switchover_tps]="second" [patroni_failover_tps]="second" [patroni_first5_share]="event"
     [patroni_seconds_to_90]="event" [patroni_writable_after]="event"
     [snapshot_cpu]="GiB cached" [snapshot_wal]="GiB cached" [snapshot_wall]="GiB cached"
+    [poll_us]="rows in the label" [load_seconds]="MiB table"
+    [state_blocks]="state" [state_device_mb]="state" [cost]="query"
+    [tps_ratio]="working set" [cpu_ratio]="working set" [instructions_per_statement]="working set"
 )
 # Figures drawn only (a column per second): no table, the plot named.
 declare -A PLOT_ONLY=([failover_tps]=autowarm.png [reboot_tps]=autowarm.png
@@ -101,7 +112,7 @@ declare -A PLOT_ONLY=([failover_tps]=autowarm.png [reboot_tps]=autowarm.png
 # Figures whose first series is pg_cachectl and the others its anchors.
 RATIO_FIGURES=" residency_written residency_readback residency_dropped residency_sparse evict_many prefetch
     prefetch_bandwidth restore_half restore_half_bandwidth os_map_sparse status load_shared
-    load_shared_bandwidth reload_after_restart "
+    load_shared_bandwidth reload_after_restart cost "
 
 # figure_table BENCH FIGURE — a table: a row per series, a column per x, the
 # medians; then, for RATIO_FIGURES, a row per anchor with ours' advantage.
@@ -235,7 +246,10 @@ MODE=$(info mode)
         echo
     fi
     echo "## Figures"
-    for bench in os_residency evict evict_sweep os_prefetch both_layers metrics autowarm; do
+    # the scripts in run_all.sh's order; a script's figures not in TITLE are
+    # shown under their own names
+    for bench in os_residency evict evict_sweep os_prefetch both_layers metrics autowarm snapshot_poll \
+        snapshot_load read_sources relation_reads; do
         figures=$(awk -F'\t' -v b="$bench" '$1 == b && !seen[$2]++ { print $2 }' "$MEDIANS")
         [ -n "$figures" ] || continue
         echo

@@ -20,8 +20,9 @@
 # loads (goal: within 20 % of each other).  A benchmark, not a test: exits
 # 0 unless something broke.
 #
-# Settings (environment): TABLE_MB (default 1024), SHARED_BUFFERS (default
-# 1536MB), ROUNDS (default 2), PG_CONFIG, TMPDIR.  Run as root (the OS cache
+# Settings (environment): QUICK=1 (a 256 MiB table, shared_buffers 384MB),
+# TABLE_MB (default 1024), SHARED_BUFFERS (default 1536MB), ROUNDS (default
+# 2), PG_CONFIG, TMPDIR.  Run as root (the OS cache
 # of the files is dropped with dd while the server is stopped).
 set -euo pipefail
 export LC_ALL=C
@@ -30,6 +31,10 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=bench_common.sh
 . "$HERE/bench_common.sh"
 
+if [ "${QUICK:-0}" = 1 ]; then
+    TABLE_MB=${TABLE_MB:-256}
+    SHARED_BUFFERS=${SHARED_BUFFERS:-384MB}
+fi
 TABLE_MB=${TABLE_MB:-1024}
 SHARED_BUFFERS=${SHARED_BUFFERS:-1536MB}
 ROUNDS=${ROUNDS:-2}
@@ -89,14 +94,14 @@ for ((r = 1; r <= ROUNDS; r++)); do
                                         WHERE database = current_database()" | tr '|' ' ')"
     say "  round $r, worker:    $done_s s, $w_shared shared and $w_os OS blocks"
     worker_s+=("$done_s")
-    emit_sample load_seconds worker "$r" "$done_s" s
+    emit_sample load_seconds worker "$TABLE_MB" "$done_s" s
 
     restart_cold "-c cachectl.autowarm=off"
     IFS='|' read -r rs_shared rs_os rs_s <<<"$(sql -c "CALL cachectl.restore('$LABEL')" -A -F '|' -t |
         awk -F'|' '{ print $4 "|" $5 "|" $6 }')"
     say "  round $r, restore(): $rs_s s, $rs_shared shared and $rs_os OS blocks"
     restore_s+=("$rs_s")
-    emit_sample load_seconds restore "$r" "$rs_s" s
+    emit_sample load_seconds "restore()" "$TABLE_MB" "$rs_s" s
 done
 
 W=$(median_of "${worker_s[@]}")

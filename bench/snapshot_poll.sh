@@ -76,7 +76,8 @@ for query in new old; do
         if [ "$query" = new ]; then text=$NEW_POLL; else text=$OLD_POLL; fi
         US[$query.$label]=$(poll_us "$text" "$label")
         [ -n "${US[$query.$label]}" ] || die "the $query poll of $label did not run"
-        emit_sample "poll $query $label (us)" "${US[$query.$label]}"
+        emit_sample poll_us "$([ "$query" = new ] && echo 'poll since 1.1' || echo 'poll of 1.0')" \
+            "$([ "$label" = small ] && echo 10 || echo "$LARGE_ROWS")" "${US[$query.$label]}" µs
     done
 done
 
