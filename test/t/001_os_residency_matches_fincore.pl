@@ -16,11 +16,10 @@ use warnings;
 use List::Util qw(max sum);
 use POSIX qw(ceil);
 use CachectlTest qw(require_fincore_on_disk os_page_size fincore_pages
-  start_cache_node extend_with_sparse_segments os_evicted_page_list);
+  start_cache_node extend_with_sparse_segments os_evicted_page_list poll_until);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use Time::HiRes qw(usleep);
 
 my $segment_bytes = 1024 * 1024 * 1024;    # RELSEG_SIZE * BLCKSZ by default
 my $last_segment_mib = 64;
@@ -135,22 +134,21 @@ $rows_sql
 
 # Waits until readahead started by a read has finished: the counts stop
 # moving (a page whose read is still in flight is in the cache for
-# cachestat but not yet for mincore).
+# cachestat but not yet for mincore, and a reader after another may then
+# see more pages, which compare_with_fincore() counts as a mismatch).  Two
+# looks 0.1 s apart that agree end the wait; true then, false when the
+# counts still moved at the deadline (PG_TEST_TIMEOUT_DEFAULT).
 sub wait_for_stable_cache
 {
-	my $snapshot = sub {
-		my $pages = fincore_pages(@segment_files);
-		return join ',', map { $pages->{$_} } @segment_files;
-	};
-	my $previous = $snapshot->();
-	for (my $attempt = 0; $attempt < 100; $attempt++)
-	{
-		usleep(100_000);
-		my $current = $snapshot->();
-		return if $current eq $previous;
-		$previous = $current;
-	}
-	note("page cache counts still moving after 10 s");
+	my $previous;
+	return poll_until(
+		sub {
+			my $pages = fincore_pages(@segment_files);
+			my $current = join ',', map { $pages->{$_} } @segment_files;
+			my $stable = defined $previous && $current eq $previous;
+			$previous = $current;
+			return $stable;
+		});
 }
 
 sub drop_from_cache
@@ -295,7 +293,7 @@ read_mib($segment0, 2, 3);      # real heap pages
 read_mib($segment0, 512, 2);    # the sparse middle
 read_mib("$segment0.1", 300, 4);
 read_mib("$segment0.2", 16, 8);
-wait_for_stable_cache();
+ok(wait_for_stable_cache(), 'b. partial reads: the page cache counts stop moving (readahead done)');
 
 $measured = measure();
 my $after_reads = compare_with_fincore('b. partial reads', $measured);

@@ -55,7 +55,7 @@ use warnings;
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use CachectlTest qw(require_fincore_on_disk);
+use CachectlTest qw(require_fincore_on_disk poll_until);
 use AutowarmTest qw(autowarm_state wait_for_status shared_share_resident);
 use PatroniTest qw(start_etcd patroni_cluster add_patroni_node start_patroni restart_patroni_cold
   lower_priority hold_patroni release_patroni patronictl wait_until wait_for_leader wait_for_streaming
@@ -185,22 +185,31 @@ sub first_seconds_after_promotion
 	return {} unless defined $waited;
 	hold_patroni($old_leader);
 	my ($hit_before, $read_before) = accounts_accesses($candidate);
-	my $run = eval { pgbench_rate($candidate, 5, @select_only) };
+	# its session named, to be waited for below
+	my $run = eval { local $ENV{PGAPPNAME} = 'cachectl087 first seconds'; pgbench_rate($candidate, 5, @select_only) };
 	release_patroni($old_leader);
 	die $@ unless $run;
 	note("$candidate->{name}'s first 5 s as the leader: " . join(' ', @{ $run->{per_second} }) . ' tps');
-	# the backend's counters reach the statistics as it exits
-	my ($hit, $read);
-	wait_until(30,
+	# The backend reports its last counters as it exits, after pgbench has
+	# ended, and leaves pg_stat_activity only after that: the counters are
+	# read once pgbench's session is gone from the node.  Until then they
+	# can lack up to a second of the run (a backend reports at most once a
+	# second while it runs), which every transaction's three accesses or
+	# more would hide from a count of accesses.  Not gone by the deadline:
+	# no share, which fails the check of the hot set.
+	my $gone = wait_until($PostgreSQL::Test::Utils::timeout_default,
 		sub {
-			($hit, $read) = accounts_accesses($candidate);
-			($hit - $hit_before) + ($read - $read_before) >= $run->{transactions};
+			($candidate->query(q{
+SELECT count(*) = 0 FROM pg_stat_activity WHERE application_name = 'cachectl087 first seconds'}) // '') eq 't';
 		});
+	diag("$candidate->{name}: pgbench's session was still there after $PostgreSQL::Test::Utils::timeout_default s")
+	  unless defined $gone;
+	my ($hit, $read) = accounts_accesses($candidate);
 	my $accesses = ($hit - $hit_before) + ($read - $read_before);
 	return {
 		waited => $waited,
 		tps => $run->{tps},
-		hit_share => $accesses > 0 ? ($hit - $hit_before) / $accesses : 0,
+		hit_share => defined $gone && $accesses >= $run->{transactions} ? ($hit - $hit_before) / $accesses : undef,
 		misses => $read - $read_before };
 }
 
@@ -340,7 +349,14 @@ for my $attempt (1 .. $attempts)
 		"$what: $leader->{name} rejoined as a replica and streams");
 	is($replica->safe_psql('postgres', "SELECT to_regclass('lost_$attempt') IS NULL"), 't',
 		"$what: the table $leader->{name} wrote last was lost, as asynchronous replication allows");
-	$rejoin_log = slurp_file($leader->{patroni_log}, $log_offset);
+	# Patroni logs through a queue that a thread of its own writes out (at
+	# nice 19 here): the lines of the rejoin can follow the rejoin itself.
+	# What pg_rewind returned, or a reinit, is waited for.
+	poll_until(
+		sub {
+			$rejoin_log = slurp_file($leader->{patroni_log}, $log_offset);
+			return $rejoin_log =~ /pg_rewind exit code=|reinitializ/i;
+		});
 	($leader, $replica) = ($replica, $leader);
 	last if $done;
 }
@@ -392,6 +408,18 @@ ok(defined wait_for_status($replica, q{role = 'standby' AND loads_done >= 1 AND 
 is($replica->safe_psql('postgres', q{SELECT warm FROM cachectl.wait_warm('30 s')}), 't',
 	"$replica->{name}, cloned again, is warm with the newest snapshot");
 
+# ---- the end ----
+ok(stop_patroni_cluster($cluster), 'both nodes stopped cleanly, then etcd');
+# The logging collector of each postmaster exits after it, once it has
+# written what the pipe still holds: the processes of the cluster are
+# waited for, not looked at once.
+my @left;
+poll_until(sub { @left = cluster_processes($cluster); return !@left; });
+is(scalar(@left), 0, 'no process of the cluster is left: etcd, Patroni, PostgreSQL') or diag(join "\n", @left);
+
+# Read once the collectors have ended: a worker's exit is logged by the
+# collector after the postmaster reaped it, and the last one's would not
+# be in the file while it runs.
 my @worker_exits;
 for my $node (values %node)
 {
@@ -401,10 +429,5 @@ for my $node (values %node)
 }
 is(scalar(@worker_exits), 0, 'no autowarm worker exited with an error or a signal on either node')
   or diag(join "\n", @worker_exits);
-
-# ---- the end ----
-ok(stop_patroni_cluster($cluster), 'both nodes stopped cleanly, then etcd');
-my @left = cluster_processes($cluster);
-is(scalar(@left), 0, 'no process of the cluster is left: etcd, Patroni, PostgreSQL') or diag(join "\n", @left);
 
 done_testing();

@@ -49,6 +49,7 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(autowarm_state wait_for_status drop_data_files_from_os_cache shared_share_resident);
 use PgbenchRun qw(pgbench_run);
+use CachectlTest qw(poll_until);
 use AutoFailoverTest qw(require_pg_autoctl create_monitor create_data_node start_service stop_service
   wait_for_states start_pg_autoctl server_log);
 
@@ -113,6 +114,23 @@ sub wait_for_replay
 	my ($primary, $standby) = @_;
 	my $lsn = $primary->safe_psql($db, 'SELECT pg_current_wal_lsn()');
 	return $standby->poll_query_until($db, "SELECT pg_last_wal_replay_lsn() >= '$lsn'::pg_lsn");
+}
+
+# pg_autoctl runs each server with its logging collector, which writes a
+# line after the process that logged it went on (or exited): waits until
+# the node's log after $offset has the server's last line at a shutdown,
+# and returns that part of the log (all of it then: the collector writes
+# the lines in the order they came through its pipe).
+sub log_through_shutdown
+{
+	my ($node, $offset) = @_;
+	my $log = '';
+	poll_until(
+		sub {
+			$log = substr(server_log($node), $offset);
+			return $log =~ /LOG:  database system is shut down$/m;
+		});
+	return $log;
 }
 
 # The seconds of the day of a server log line (log_line_prefix '%m [%p] ').
@@ -257,11 +275,18 @@ SELECT start_load_shared_blocks || ' shared and ' || start_load_os_blocks || ' O
 		sprintf('%s: the secondary takes writes %.1f s after the switchover began', $label, $writable_after // -1))
 	  or die 'the secondary never took a write';
 	my @before = block_counts($secondary);
-	my $first = select_rate($secondary, 5);
-	# a session reports its counters as it exits: wait for pgbench's
-	$secondary->poll_query_until($db, qq{
-SELECT xact_commit >= $before[2] + $first->{transactions} FROM pg_stat_database WHERE datname = current_database()})
-	  or diag('pgbench\'s session did not report its counters');
+	# its session named, to be waited for below
+	my $first = do { local $ENV{PGAPPNAME} = 'cachectl088 first seconds'; select_rate($secondary, 5) };
+	# A session reports its last counters as it exits, after pgbench has
+	# ended, and leaves pg_stat_activity only after that: wait until
+	# pgbench's session is gone, then for the commits to be counted.  The
+	# commit count alone could be reached first with the keeper's own
+	# commits, the last second of pgbench's blocks not counted yet.
+	ok($secondary->poll_query_until($db, qq{
+SELECT NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE application_name = 'cachectl088 first seconds')})
+		  && $secondary->poll_query_until($db, qq{
+SELECT xact_commit >= $before[2] + $first->{transactions} FROM pg_stat_database WHERE datname = current_database()}),
+		"$label: pgbench's session on the new primary ended and reported its counters");
 	my @after = block_counts($secondary);
 	my ($read, $hit) = ($after[0] - $before[0], $after[1] - $before[1]);
 	my $switch_finished = eval { $switchover->finish; 1 };
@@ -286,7 +311,7 @@ SELECT xact_commit >= $before[2] + $first->{transactions} FROM pg_stat_database 
 
 	# The old primary's fast shutdown recorded the cache, with synchronous
 	# replication on, and ended.
-	my $old_log = substr(server_log($primary), $old_log_length);
+	my $old_log = log_through_shutdown($primary, $old_log_length);
 	my ($shutdown_request) = $old_log =~ /^(.* LOG:  received fast shutdown request)$/m;
 	my ($shut_down) = $old_log =~ /^(.* LOG:  database system is shut down)$/m;
 	my $shutdown_seconds =
@@ -330,14 +355,17 @@ cmp_ok(max(@ratios), '>=', $wanted_ratio,
 # ---- everything stops ----
 # The secondary first: the primary then stops with synchronous replication
 # on and no standby, the case whose shutdown snapshot used to hang.
-my $primary_log_length = length(server_log($primary));
+my %log_length = map { $_->name => length(server_log($_)) } ($node1, $node2);
 foreach my $node ($secondary, $primary, $monitor)
 {
 	my $took = stop_service($node, 60);
 	ok(defined $took, sprintf('the pg_autoctl of %s stops, in %.1f s', $node->name, $took // -1));
 	ok(!-e $node->data_dir . '/postmaster.pid', '  and its server is down');
 }
-like(substr(server_log($primary), $primary_log_length),
+# each data node's log as far as its last shutdown line: what the
+# collector wrote after its postmaster exited included
+my %last_log = map { $_->name => log_through_shutdown($_, $log_length{ $_->name }) } ($node1, $node2);
+like($last_log{ $primary->name },
 	qr/recording cache snapshot "autowarm" of database "appdb" \(shutdown\).*recorded cache snapshot "autowarm" of database "appdb": .*database system is shut down/s,
 	'the primary recorded its cache at that shutdown');
 my @exits = map { worker_exits(server_log($_)) } ($node1, $node2);

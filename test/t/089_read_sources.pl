@@ -22,7 +22,7 @@
 use strict;
 use warnings;
 
-use CachectlTest qw(require_fincore_on_disk start_cache_node signal_file file_exists_sql);
+use CachectlTest qw(require_fincore_on_disk start_cache_node signal_file file_exists_sql poll_until);
 use IPC::Run;
 use JSON::PP;
 use PostgreSQL::Test::Cluster;
@@ -95,14 +95,17 @@ only_in_os_cache();
 my $stop_file = signal_file($node, 'stop_other_reader');
 my $stop_file_exists = file_exists_sql($stop_file);
 my ($reader_out, $reader_err) = ('', '');
+# the other session ends at the stop file; this bound only keeps it from
+# outliving a test that died, and outlasts the wait below
+my $reader_seconds = 2 * $PostgreSQL::Test::Utils::timeout_default;
 my $reader = IPC::Run::start(
 	[ 'psql', '-X', '-q', '-d', $node->connstr('postgres'), '-c', qq{
 DO \$\$
 BEGIN
-    FOR i IN 1..200 LOOP
+    LOOP
         PERFORM count(*) FROM cachectl.cold('other');
         PERFORM count(pad) FROM other;
-        EXIT WHEN $stop_file_exists;
+        EXIT WHEN $stop_file_exists OR clock_timestamp() > statement_timestamp() + interval '$reader_seconds s';
     END LOOP;
 END \$\$} ],
 	'>', \$reader_out, '2>', \$reader_err);
@@ -113,15 +116,18 @@ SELECT count(*) = 1 FROM pg_stat_activity WHERE query LIKE '%PERFORM count(pad) 
 $reader_pid = $node->safe_psql('postgres',
 	q{SELECT pid FROM pg_stat_activity WHERE query LIKE '%PERFORM count(pad) FROM other%' AND pid <> pg_backend_pid()});
 # The scan takes tens of milliseconds; the other session spends some of its
-# time in cold() rather than reading: measured again (5 times at most) until
-# the other session's device reads overlap the scan.
+# time in cold() rather than reading: measured again until the other
+# session's device reads overlap the scan, up to the deadline
+# (PG_TEST_TIMEOUT_DEFAULT) rather than a number of tries, which a loaded
+# machine may use up with the other session in cold() each time.
 my $reader_bytes_during = 0;
-for (my $attempt = 1; $attempt <= 5 && $reader_bytes_during == 0; $attempt++)
-{
-	my $reader_bytes_before = device_read_bytes_of($reader_pid);
-	($read, $hits, $os_hits, $device_blocks, $device_bytes) = scan_row();
-	$reader_bytes_during = device_read_bytes_of($reader_pid) - $reader_bytes_before;
-}
+poll_until(
+	sub {
+		my $reader_bytes_before = device_read_bytes_of($reader_pid);
+		($read, $hits, $os_hits, $device_blocks, $device_bytes) = scan_row();
+		$reader_bytes_during = device_read_bytes_of($reader_pid) - $reader_bytes_before;
+		return $reader_bytes_during > 0;
+	});
 open(my $stop, '>', $stop_file) or die "$stop_file: $!";
 close($stop);
 $reader->finish;
