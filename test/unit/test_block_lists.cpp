@@ -116,8 +116,8 @@ TEST_CASE("a buffer pass keeps the block numbers it found, sorted per fork") {
     CHECK(scan.blocks_complete());
     const std::vector<BufferScan::Row> rows = scan.rows();
     REQUIRE(rows.size() == 2);
-    CHECK(rows[0].tally.buffers == 2);
-    CHECK(rows[0].tally.dirty == 1);
+    CHECK(rows[0].tally.shared_blocks == 2);
+    CHECK(rows[0].tally.shared_dirty_blocks == 1);
     CHECK(scan.blocks_of(16384, 0) == std::vector<std::uint32_t>{2, 7});
     CHECK(scan.blocks_of(16384, 1) == std::vector<std::uint32_t>{1});
     CHECK(scan.blocks_of(16384, 2).empty());
