@@ -192,10 +192,10 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 	action_progress_end(&progress);
 
 	values[0] = Int64GetDatum(relation_count);
-	values[1] = Int64GetDatum(totals.evicted);
-	values[2] = Int64GetDatum(totals.flushed);
-	values[3] = Int64GetDatum(totals.skipped);
-	values[4] = Int64GetDatum(totals.failed);
+	values[1] = Int64GetDatum(totals.buffers_evicted);
+	values[2] = Int64GetDatum(totals.buffers_flushed);
+	values[3] = Int64GetDatum(totals.buffers_skipped);
+	values[4] = Int64GetDatum(totals.buffers_failed);
 	values[5] = Int64GetDatum(os_pages_left);
 	values[6] = Float8GetDatum(action_progress_seconds(&progress));
 	MemoryContextSwitchTo(caller_context);

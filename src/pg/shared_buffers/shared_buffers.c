@@ -300,10 +300,10 @@ totals_result(FunctionCallInfo fcinfo, const BufferPassTotals *totals)
 
 	buffer_pool_warn_failed_writes(totals);
 
-	values[0] = Int64GetDatum(totals->evicted);
-	values[1] = Int64GetDatum(totals->flushed);
-	values[2] = Int64GetDatum(totals->skipped);
-	values[3] = Int64GetDatum(totals->failed);
+	values[0] = Int64GetDatum(totals->buffers_evicted);
+	values[1] = Int64GetDatum(totals->buffers_flushed);
+	values[2] = Int64GetDatum(totals->buffers_skipped);
+	values[3] = Int64GetDatum(totals->buffers_failed);
 	return composite_result(fcinfo, values, nulls);
 }
 
