@@ -39,21 +39,21 @@ TEST_CASE("the blocks of a fork compared in the two layers") {
     Map os("1100110011");
     const std::vector<std::uint32_t> shared{0, 2, 4, 5, 9, 15};
     const LayerCounts whole = compare_layers(shared, os.view, 0, 10);
-    CHECK(whole.both == 4);        // 0, 4, 5, 9
-    CHECK(whole.shared_only == 1); // 2; 15 is past the map
-    CHECK(whole.os_only == 2);     // 1, 8
-    CHECK(whole.neither == 3);     // 3, 6, 7
+    CHECK(whole.both_blocks == 4);        // 0, 4, 5, 9
+    CHECK(whole.shared_only_blocks == 1); // 2; 15 is past the map
+    CHECK(whole.os_only_blocks == 2);     // 1, 8
+    CHECK(whole.neither_blocks == 3);     // 3, 6, 7
     const LayerCounts part = compare_layers(shared, os.view, 2, 6);
-    CHECK(part.both == 2);
-    CHECK(part.shared_only == 1);
-    CHECK(part.os_only == 0);
-    CHECK(part.neither == 1);
+    CHECK(part.both_blocks == 2);
+    CHECK(part.shared_only_blocks == 1);
+    CHECK(part.os_only_blocks == 0);
+    CHECK(part.neither_blocks == 1);
     const std::vector<std::uint32_t> repeated{4, 4, 5};
-    CHECK(compare_layers(repeated, os.view, 0, 100).both == 2); // the end is the map's
+    CHECK(compare_layers(repeated, os.view, 0, 100).both_blocks == 2); // the end is the map's
     const LayerCounts none = compare_layers({}, os.view, 0, 10);
-    CHECK(none.os_only == 6);
-    CHECK(none.neither == 4);
-    CHECK(compare_layers(shared, os.view, 7, 3).neither == 0); // an empty range
+    CHECK(none.os_only_blocks == 6);
+    CHECK(none.neither_blocks == 4);
+    CHECK(compare_layers(shared, os.view, 7, 3).neither_blocks == 0); // an empty range
 }
 
 TEST_CASE("block numbers are sorted the same by radix as by std::sort, repeats and the whole range included") {
