@@ -53,10 +53,10 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_draw_block_map(const uint8_t *bits,
  */
 typedef struct cachectl_layer_counts
 {
-	int64_t		both;
-	int64_t		shared_only;
-	int64_t		os_only;
-	int64_t		neither;
+	int64_t		both_blocks;
+	int64_t		shared_only_blocks;
+	int64_t		os_only_blocks;
+	int64_t		neither_blocks;
 } cachectl_layer_counts;
 
 CACHECTL_BRIDGE_API cachectl_status cachectl_compare_layers(const uint32_t *shared_blocks, size_t count,

@@ -37,14 +37,14 @@ typedef struct cachectl_buffer_row
 {
 	uint32_t	relation_id;
 	int			fork_number;
-	int64_t		blocks;			/* the fork's size in blocks */
-	int64_t		buffers;
-	int64_t		dirty;
-	int64_t		pinned;
+	int64_t		size_blocks;	/* the fork's size */
+	int64_t		shared_blocks;
+	int64_t		shared_dirty_blocks;
+	int64_t		shared_pinned_blocks;
 	int64_t		usage_count_sum;
-	int64_t		evicted;
-	int64_t		flushed;
-	int64_t		skipped;
+	int64_t		buffers_evicted;
+	int64_t		buffers_flushed;
+	int64_t		buffers_skipped;
 } cachectl_buffer_row;
 
 typedef struct cachectl_buffer_scan cachectl_buffer_scan;
@@ -54,7 +54,8 @@ CACHECTL_BRIDGE_API void cachectl_buffer_scan_free(cachectl_buffer_scan *scan) C
 
 /*
  * Want the forks of one relation whose fork_blocks[fork] is >= 0 (the fork's
- * size in blocks, reported back in its row); -1 leaves a fork out.
+ * size in blocks, reported back as its row's size_blocks); -1 leaves a fork
+ * out.
  */
 CACHECTL_BRIDGE_API cachectl_status cachectl_buffer_scan_want(cachectl_buffer_scan *scan,
 															  const cachectl_relation_file_key *key,

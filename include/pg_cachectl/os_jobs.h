@@ -50,7 +50,7 @@ typedef struct cachectl_prefetch_result
 	int64_t		blocks_requested;	/* asked for and inside the fork */
 	int64_t		blocks_past_end;	/* asked for, beyond the fork's files */
 	int64_t		pages_requested;
-	int64_t		pages_resident; /* read (mincore) when last measured */
+	int64_t		os_pages_after; /* of those, read (mincore) when last measured */
 	int64_t		bytes_advised;
 	bool		stalled;		/* waiting gave up: no page was read for seconds */
 } cachectl_prefetch_result;

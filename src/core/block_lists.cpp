@@ -47,11 +47,11 @@ LayerCounts compare_layers(std::span<const std::uint32_t> shared_blocks, const B
             continue;
         previous = *block;
         ++shared;
-        counts.both += os_map.test(*block) ? 1 : 0;
+        counts.both_blocks += os_map.test(*block) ? 1 : 0;
     }
-    counts.shared_only = shared - counts.both;
-    counts.os_only = os_map.count(first, end) - counts.both;
-    counts.neither = (end - first) - shared - counts.os_only;
+    counts.shared_only_blocks = shared - counts.both_blocks;
+    counts.os_only_blocks = os_map.count(first, end) - counts.both_blocks;
+    counts.neither_blocks = (end - first) - shared - counts.os_only_blocks;
     return counts;
 }
 
@@ -70,10 +70,10 @@ std::string draw_two_layers(std::span<const std::uint32_t> shared_blocks, const 
     auto run_character = [&](std::int64_t first, std::int64_t end) {
         const LayerCounts counts = compare_layers(shared_blocks, os_map, first, end);
         std::array<std::int64_t, 4> cells{};
-        cells[static_cast<int>(LayerCell::both)] = counts.both;
-        cells[static_cast<int>(LayerCell::shared_only)] = counts.shared_only;
-        cells[static_cast<int>(LayerCell::os_only)] = counts.os_only;
-        cells[static_cast<int>(LayerCell::neither)] = counts.neither;
+        cells[static_cast<int>(LayerCell::both)] = counts.both_blocks;
+        cells[static_cast<int>(LayerCell::shared_only)] = counts.shared_only_blocks;
+        cells[static_cast<int>(LayerCell::os_only)] = counts.os_only_blocks;
+        cells[static_cast<int>(LayerCell::neither)] = counts.neither_blocks;
         // the most common state; on a tie, the one that says more is cached
         int chosen = 0;
         for (int cell = 1; cell < 4; ++cell)

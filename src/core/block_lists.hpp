@@ -18,10 +18,10 @@ namespace pg_cachectl {
 // numbers found in shared buffers (a repeat counts once, those past the
 // map's end not at all), os_map has one bit per block of the fork.
 struct LayerCounts {
-    std::int64_t both = 0;
-    std::int64_t shared_only = 0;
-    std::int64_t os_only = 0;
-    std::int64_t neither = 0;
+    std::int64_t both_blocks = 0;
+    std::int64_t shared_only_blocks = 0;
+    std::int64_t os_only_blocks = 0;
+    std::int64_t neither_blocks = 0;
 };
 LayerCounts compare_layers(std::span<const std::uint32_t> shared_blocks, const BitmapView &os_map, std::int64_t first,
                            std::int64_t end);

@@ -33,14 +33,14 @@ void copy_buffer_row(const cachectl_buffer_scan *scan, size_t index, cachectl_bu
     const pg_cachectl::BufferScan::Row &found = scan->rows[index];
     row->relation_id = found.relation_id;
     row->fork_number = found.fork;
-    row->blocks = found.tally.blocks;
-    row->buffers = found.tally.buffers;
-    row->dirty = found.tally.dirty;
-    row->pinned = found.tally.pinned;
+    row->size_blocks = found.tally.size_blocks;
+    row->shared_blocks = found.tally.shared_blocks;
+    row->shared_dirty_blocks = found.tally.shared_dirty_blocks;
+    row->shared_pinned_blocks = found.tally.shared_pinned_blocks;
     row->usage_count_sum = found.tally.usage_count_sum;
-    row->evicted = found.tally.evicted;
-    row->flushed = found.tally.flushed;
-    row->skipped = found.tally.skipped;
+    row->buffers_evicted = found.tally.buffers_evicted;
+    row->buffers_flushed = found.tally.buffers_flushed;
+    row->buffers_skipped = found.tally.buffers_skipped;
 }
 
 } // namespace

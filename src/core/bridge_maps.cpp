@@ -103,7 +103,8 @@ cachectl_status cachectl_compare_layers(const uint32_t *shared_blocks, size_t co
             throw pg_cachectl::InvalidArgument("a result is required");
         const pg_cachectl::LayerCounts found = pg_cachectl::compare_layers(
             block_span(shared_blocks, count), map_view(os_bits, bit_count), 0, bit_count);
-        *counts = cachectl_layer_counts{found.both, found.shared_only, found.os_only, found.neither};
+        *counts = cachectl_layer_counts{found.both_blocks, found.shared_only_blocks, found.os_only_blocks,
+                                        found.neither_blocks};
         return CACHECTL_OK;
     });
 }

@@ -190,7 +190,7 @@ void cachectl_os_prefetch_result_of(const cachectl_os_prefetch *prefetch, cachec
     result->blocks_requested = job.blocks_requested();
     result->blocks_past_end = job.blocks_past_end();
     result->pages_requested = job.pages_requested();
-    result->pages_resident = job.pages_resident();
+    result->os_pages_after = job.os_pages_after();
     result->bytes_advised = job.bytes_advised();
     result->stalled = job.stalled();
 }

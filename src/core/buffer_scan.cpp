@@ -10,10 +10,10 @@
 namespace pg_cachectl {
 
 void BufferScan::want(const RelationFileKey &key, std::uint32_t relation_id,
-                      const std::array<std::int64_t, fork_count> &blocks) {
+                      const std::array<std::int64_t, fork_count> &size_blocks) {
     if (sealed_)
         throw InvalidArgument("relations must be wanted before the scan is sealed");
-    pending_.push_back(PendingRelation{key, relation_id, blocks});
+    pending_.push_back(PendingRelation{key, relation_id, size_blocks});
 }
 
 void BufferScan::seal() {
@@ -26,14 +26,16 @@ void BufferScan::seal() {
     for (const PendingRelation &entry : pending_) {
         if (!keys_.empty() && keys_.back() == entry.key) {
             // the same file wanted twice: its largest size of each fork
-            for (int fork = 0; fork < fork_count; ++fork)
-                wanted_.back().forks[fork].blocks = std::max(wanted_.back().forks[fork].blocks, entry.blocks[fork]);
+            for (int fork = 0; fork < fork_count; ++fork) {
+                ForkTally &tally = wanted_.back().forks[fork];
+                tally.size_blocks = std::max(tally.size_blocks, entry.size_blocks[fork]);
+            }
             continue;
         }
         WantedRelation wanted;
         wanted.relation_id = entry.relation_id;
         for (int fork = 0; fork < fork_count; ++fork)
-            wanted.forks[fork].blocks = entry.blocks[fork];
+            wanted.forks[fork].size_blocks = entry.size_blocks[fork];
         keys_.push_back(entry.key);
         wanted_.push_back(wanted);
     }
@@ -98,7 +100,7 @@ int BufferScan::match(const RelationFileKey &key, int fork) const noexcept {
         last_match_ = index;
         has_last_match_ = true;
     }
-    if (wanted_[index].forks[fork].blocks < 0)
+    if (wanted_[index].forks[fork].size_blocks < 0)
         return -1;
     return static_cast<int>(index) * fork_count + fork;
 }
@@ -107,9 +109,9 @@ void BufferScan::count_resident(int slot, bool dirty, bool pinned, int usage_cou
     if (slot < 0)
         return;
     ForkTally &tally = wanted_[static_cast<std::size_t>(slot / fork_count)].forks[slot % fork_count];
-    tally.buffers++;
-    tally.dirty += dirty ? 1 : 0;
-    tally.pinned += pinned ? 1 : 0;
+    tally.shared_blocks++;
+    tally.shared_dirty_blocks += dirty ? 1 : 0;
+    tally.shared_pinned_blocks += pinned ? 1 : 0;
     tally.usage_count_sum += usage_count;
 }
 
@@ -119,13 +121,13 @@ void BufferScan::count_eviction(int slot, EvictionOutcome outcome) noexcept {
     ForkTally &tally = wanted_[static_cast<std::size_t>(slot / fork_count)].forks[slot % fork_count];
     switch (outcome) {
     case EvictionOutcome::flushed_and_evicted:
-        tally.flushed++;
+        tally.buffers_flushed++;
         [[fallthrough]];
     case EvictionOutcome::evicted:
-        tally.evicted++;
+        tally.buffers_evicted++;
         break;
     case EvictionOutcome::skipped:
-        tally.skipped++;
+        tally.buffers_skipped++;
         break;
     }
 }
@@ -148,7 +150,7 @@ std::vector<BufferScan::Row> BufferScan::rows() const {
         const WantedRelation &relation = wanted_[index];
         for (int fork = 0; fork < fork_count; ++fork) {
             const std::size_t slot = index * fork_count + static_cast<std::size_t>(fork);
-            if (relation.forks[fork].blocks >= 0)
+            if (relation.forks[fork].size_blocks >= 0)
                 rows.push_back(Row{relation.relation_id, fork, relation.forks[fork]});
             if (!collect_blocks_ || slot >= blocks_.size())
                 continue;

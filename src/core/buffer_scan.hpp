@@ -29,24 +29,25 @@ constexpr int fork_count = 4;
 
 // What one pass found for one fork of one relation.
 struct ForkTally {
-    std::int64_t blocks = -1; // the fork's size in blocks; -1: the fork is not wanted
-    std::int64_t buffers = 0;
-    std::int64_t dirty = 0;
-    std::int64_t pinned = 0;
+    std::int64_t size_blocks = -1; // the fork's size; -1: the fork is not wanted
+    std::int64_t shared_blocks = 0;
+    std::int64_t shared_dirty_blocks = 0;
+    std::int64_t shared_pinned_blocks = 0;
     std::int64_t usage_count_sum = 0;
-    std::int64_t evicted = 0;
-    std::int64_t flushed = 0;
-    std::int64_t skipped = 0;
+    std::int64_t buffers_evicted = 0;
+    std::int64_t buffers_flushed = 0;
+    std::int64_t buffers_skipped = 0;
 };
 
 enum class EvictionOutcome { evicted, flushed_and_evicted, skipped };
 
 class BufferScan {
   public:
-    // Wants the forks of a relation whose blocks entry is >= 0.  The same
-    // file key may be wanted twice (the forks are merged).  Call before seal().
+    // Wants the forks of a relation whose size_blocks entry is >= 0.  The
+    // same file key may be wanted twice (the forks are merged).  Call before
+    // seal().
     void want(const RelationFileKey &key, std::uint32_t relation_id,
-              const std::array<std::int64_t, fork_count> &blocks);
+              const std::array<std::int64_t, fork_count> &size_blocks);
 
     // Sorts the wanted set; match() works only after this.
     void seal();
@@ -93,7 +94,7 @@ class BufferScan {
     struct PendingRelation {
         RelationFileKey key;
         std::uint32_t relation_id;
-        std::array<std::int64_t, fork_count> blocks;
+        std::array<std::int64_t, fork_count> size_blocks;
     };
 
     std::vector<PendingRelation> pending_;

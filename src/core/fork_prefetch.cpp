@@ -290,7 +290,7 @@ void ForkPrefetch::poll_pending() {
         most_pages_resident_ = resident_now;
         last_progress_ = Clock::now();
     }
-    pages_resident_ = resident_now;
+    os_pages_after_ = resident_now;
 }
 
 ForkPrefetch::Step ForkPrefetch::wait_step() {

@@ -79,7 +79,7 @@ class ForkPrefetch {
     std::int64_t blocks_requested() const { return blocks_requested_; } // that exist in the fork
     std::int64_t blocks_past_end() const { return blocks_past_end_; }
     std::int64_t pages_requested() const { return pages_requested_; }
-    std::int64_t pages_resident() const { return pages_resident_; } // read, as last measured
+    std::int64_t os_pages_after() const { return os_pages_after_; } // of those, read, as last measured
     std::int64_t bytes_advised() const { return bytes_advised_; }
     std::int64_t willneed_calls() const { return willneed_calls_; }
     std::int64_t cap_bytes() const { return options_.cap_bytes; }
@@ -143,7 +143,7 @@ class ForkPrefetch {
     int calls_without_progress_ = 0;
 
     std::vector<PendingPiece> pending_;
-    std::int64_t pages_resident_ = 0;
+    std::int64_t os_pages_after_ = 0;
     std::int64_t pages_resident_done_ = 0; // in pieces already complete
     // The most pages ever seen resident: only passing it is progress, so
     // pages another session drops and then reads again while we wait do

@@ -39,21 +39,21 @@ TEST_CASE("the blocks of a fork compared in the two layers") {
     Map os("1100110011");
     const std::vector<std::uint32_t> shared{0, 2, 4, 5, 9, 15};
     const LayerCounts whole = compare_layers(shared, os.view, 0, 10);
-    CHECK(whole.both == 4);        // 0, 4, 5, 9
-    CHECK(whole.shared_only == 1); // 2; 15 is past the map
-    CHECK(whole.os_only == 2);     // 1, 8
-    CHECK(whole.neither == 3);     // 3, 6, 7
+    CHECK(whole.both_blocks == 4);        // 0, 4, 5, 9
+    CHECK(whole.shared_only_blocks == 1); // 2; 15 is past the map
+    CHECK(whole.os_only_blocks == 2);     // 1, 8
+    CHECK(whole.neither_blocks == 3);     // 3, 6, 7
     const LayerCounts part = compare_layers(shared, os.view, 2, 6);
-    CHECK(part.both == 2);
-    CHECK(part.shared_only == 1);
-    CHECK(part.os_only == 0);
-    CHECK(part.neither == 1);
+    CHECK(part.both_blocks == 2);
+    CHECK(part.shared_only_blocks == 1);
+    CHECK(part.os_only_blocks == 0);
+    CHECK(part.neither_blocks == 1);
     const std::vector<std::uint32_t> repeated{4, 4, 5};
-    CHECK(compare_layers(repeated, os.view, 0, 100).both == 2); // the end is the map's
+    CHECK(compare_layers(repeated, os.view, 0, 100).both_blocks == 2); // the end is the map's
     const LayerCounts none = compare_layers({}, os.view, 0, 10);
-    CHECK(none.os_only == 6);
-    CHECK(none.neither == 4);
-    CHECK(compare_layers(shared, os.view, 7, 3).neither == 0); // an empty range
+    CHECK(none.os_only_blocks == 6);
+    CHECK(none.neither_blocks == 4);
+    CHECK(compare_layers(shared, os.view, 7, 3).neither_blocks == 0); // an empty range
 }
 
 TEST_CASE("block numbers are sorted the same by radix as by std::sort, repeats and the whole range included") {
@@ -116,8 +116,8 @@ TEST_CASE("a buffer pass keeps the block numbers it found, sorted per fork") {
     CHECK(scan.blocks_complete());
     const std::vector<BufferScan::Row> rows = scan.rows();
     REQUIRE(rows.size() == 2);
-    CHECK(rows[0].tally.buffers == 2);
-    CHECK(rows[0].tally.dirty == 1);
+    CHECK(rows[0].tally.shared_blocks == 2);
+    CHECK(rows[0].tally.shared_dirty_blocks == 1);
     CHECK(scan.blocks_of(16384, 0) == std::vector<std::uint32_t>{2, 7});
     CHECK(scan.blocks_of(16384, 1) == std::vector<std::uint32_t>{1});
     CHECK(scan.blocks_of(16384, 2).empty());

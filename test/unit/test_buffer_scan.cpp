@@ -77,21 +77,21 @@ TEST_CASE("tallies add up per relation fork and rows come in relation order", "[
     REQUIRE(rows.size() == 3);
     CHECK(rows[0].relation_id == 100);
     CHECK(rows[0].fork == 0);
-    CHECK(rows[0].tally.blocks == 100);
-    CHECK(rows[0].tally.buffers == 2);
-    CHECK(rows[0].tally.dirty == 1);
-    CHECK(rows[0].tally.pinned == 1);
+    CHECK(rows[0].tally.size_blocks == 100);
+    CHECK(rows[0].tally.shared_blocks == 2);
+    CHECK(rows[0].tally.shared_dirty_blocks == 1);
+    CHECK(rows[0].tally.shared_pinned_blocks == 1);
     CHECK(rows[0].tally.usage_count_sum == 4);
-    CHECK(rows[0].tally.evicted == 2); // a flushed buffer is evicted too
-    CHECK(rows[0].tally.flushed == 1);
-    CHECK(rows[0].tally.skipped == 1);
+    CHECK(rows[0].tally.buffers_evicted == 2); // a flushed buffer is evicted too
+    CHECK(rows[0].tally.buffers_flushed == 1);
+    CHECK(rows[0].tally.buffers_skipped == 1);
     CHECK(rows[1].relation_id == 100);
     CHECK(rows[1].fork == 1);
-    CHECK(rows[1].tally.blocks == 3);
-    CHECK(rows[1].tally.buffers == 1);
+    CHECK(rows[1].tally.size_blocks == 3);
+    CHECK(rows[1].tally.shared_blocks == 1);
     CHECK(rows[1].tally.usage_count_sum == 5);
     CHECK(rows[2].relation_id == 900);
-    CHECK(rows[2].tally.buffers == 0);
+    CHECK(rows[2].tally.shared_blocks == 0);
 }
 
 TEST_CASE("a file wanted twice is one entry with the union of its forks", "[buffer_scan]") {
@@ -202,10 +202,10 @@ TEST_CASE("the bridge runs a buffer scan without letting an exception out", "[bu
     cachectl_buffer_scan_row(scan.get(), 0, &row);
     CHECK(row.relation_id == 42);
     CHECK(row.fork_number == 0);
-    CHECK(row.blocks == 10);
-    CHECK(row.evicted == 1);
-    CHECK(row.flushed == 1);
-    CHECK(row.skipped == 1);
+    CHECK(row.size_blocks == 10);
+    CHECK(row.buffers_evicted == 1);
+    CHECK(row.buffers_flushed == 1);
+    CHECK(row.buffers_skipped == 1);
     cachectl_buffer_scan_row(scan.get(), 1, &row);
     CHECK(row.fork_number == 2);
     row.fork_number = -1; // an index past the rows leaves the row as it was

@@ -108,7 +108,7 @@ TEST_CASE("a cold fork is read in full, in calls no larger than the cap") {
     CHECK(job.blocks_requested() == 612);
     CHECK(job.blocks_past_end() == 0);
     CHECK(job.pages_requested() == (612 * block_size) / page_size());
-    CHECK(job.pages_resident() == job.pages_requested());
+    CHECK(job.os_pages_after() == job.pages_requested());
     CHECK_FALSE(job.stalled());
     CHECK(mincore_resident_pages(first.fd(), 0, first.size()) == first.pages());
     CHECK(mincore_resident_pages(second.fd(), 0, second.size()) == second.pages());
@@ -134,7 +134,7 @@ TEST_CASE("after a call that queued less than asked, the next starts at the firs
     ForkPrefetch job(file.path(), segment_bytes(), block_size, {BlockRange{0, 256}},
                      options_with_cap(cap_pages * page_size()));
     run_to_end(job);
-    CHECK(job.pages_resident() == file.pages());
+    CHECK(job.os_pages_after() == file.pages());
     REQUIRE(log.calls.size() >= 2);
     // each call resumes where the previous one's queue ended
     for (std::size_t index = 1; index < log.calls.size(); ++index)
@@ -156,7 +156,7 @@ TEST_CASE("only the asked ranges are advised, merged, and the rest stays cold") 
     run_to_end(job);
     CHECK(job.blocks_requested() == 20); // 10..19 merged, 50..59
     const std::int64_t pages_per_block = std::max<std::int64_t>(1, block_size / page_size());
-    CHECK(job.pages_resident() == 20 * pages_per_block);
+    CHECK(job.os_pages_after() == 20 * pages_per_block);
     CHECK(mincore_resident_pages(file.fd(), 0, 10 * block_size) == 0);
     CHECK(mincore_resident_pages(file.fd(), 10 * block_size, 10 * block_size) == 10 * pages_per_block);
     CHECK(mincore_resident_pages(file.fd(), 20 * block_size, 30 * block_size) == 0);
@@ -204,7 +204,7 @@ TEST_CASE("without waiting, the job returns after advising and says what is read
     options.wait = false;
     ForkPrefetch job(file.path(), segment_bytes(), block_size, {BlockRange{0, 64}}, options);
     run_to_end(job);
-    CHECK(job.pages_resident() <= job.pages_requested());
+    CHECK(job.os_pages_after() <= job.pages_requested());
     CHECK(job.bytes_advised() == 64 * block_size);
 }
 

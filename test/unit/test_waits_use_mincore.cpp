@@ -148,7 +148,7 @@ TEST_CASE("a wait believes only mincore, whatever cachestat counts", "[waits]") 
     REQUIRE(finished);
     CHECK(cachestat_calls > 0); // advising asked it how much each call queued
     CHECK(mincore_calls >= 2);  // every poll of the wait asked mincore
-    CHECK(wait.pages_resident() == 0);
+    CHECK(wait.os_pages_after() == 0);
     CHECK(wait.pages_requested() == fork_blocks * block_size / page_size());
     CHECK(wait.stalled()); // nothing read, so it gave up rather than trust cachestat
 }

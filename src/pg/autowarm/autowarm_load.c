@@ -172,8 +172,8 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 	 * again.
 	 */
 	AUTOWARM_SHARED_UPDATE(figures->finished = result.finished;
-					figures->shared_blocks = result.shared_blocks;
-					figures->os_blocks = result.os_blocks;
+					figures->shared_blocks_loaded = result.shared_blocks_loaded;
+					figures->os_blocks_loaded = result.os_blocks_loaded;
 					figures->relations_skipped = result.relations_skipped;
 					figures->seconds = seconds;
 					slot->loads_done++;
@@ -184,7 +184,7 @@ autowarm_load(AutowarmDatabase *slot, bool missing_only, bool start, const char 
 					INT64_FORMAT " shared and " INT64_FORMAT " OS blocks, " INT64_FORMAT " relations skipped, in %.3f s",
 					result.stopped ? "stopped loading" : "loaded",
 					label, slot->database_name,
-					result.shared_blocks, result.os_blocks, result.relations_skipped, seconds)));
+					result.shared_blocks_loaded, result.os_blocks_loaded, result.relations_skipped, seconds)));
 	load_in_progress = false;
 	pgstat_report_activity(STATE_IDLE, NULL);
 	pfree(label);

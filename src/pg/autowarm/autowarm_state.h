@@ -29,8 +29,8 @@ typedef struct AutowarmLoadFigures
 {
 	TimestampTz started;
 	TimestampTz finished;		/* 0 while it runs */
-	int64		shared_blocks;
-	int64		os_blocks;
+	int64		shared_blocks_loaded;
+	int64		os_blocks_loaded;
 	int64		relations_skipped;
 	double		seconds;
 } AutowarmLoadFigures;

@@ -36,8 +36,8 @@ put_load_columns(Datum *values, bool *nulls, int first, const AutowarmLoadFigure
 
 	values[first] = timestamp_or_null(load->started, &nulls[first]);
 	values[first + 1] = timestamp_or_null(load->finished, &nulls[first + 1]);
-	values[first + 2] = Int64GetDatum(load->shared_blocks);
-	values[first + 3] = Int64GetDatum(load->os_blocks);
+	values[first + 2] = Int64GetDatum(load->shared_blocks_loaded);
+	values[first + 3] = Int64GetDatum(load->os_blocks_loaded);
 	values[first + 4] = Int64GetDatum(load->relations_skipped);
 	values[first + 5] = Float8GetDatum(load->seconds);
 	for (int i = first + 2; i < first + 6; i++)

@@ -60,8 +60,8 @@ typedef struct WarmLook
 typedef struct MissingBlocks
 {
 	bool		counted;
-	int64		shared_blocks;
-	int64		os_blocks;
+	int64		shared_blocks_missing;
+	int64		os_blocks_missing;
 } MissingBlocks;
 
 /* The role the worker runs as: cachectl.autowarm_role, or the bootstrap superuser. */
@@ -153,9 +153,9 @@ count_missing_blocks(void *argument)
 		int64		blocks = DatumGetInt64(SPI_getbinval(SPI_tuptable->vals[i], SPI_tuptable->tupdesc, 2, &isnull));
 
 		if (shared)
-			missing->shared_blocks = blocks;
+			missing->shared_blocks_missing = blocks;
 		else
-			missing->os_blocks = blocks;
+			missing->os_blocks_missing = blocks;
 	}
 	missing->counted = true;
 }
@@ -281,13 +281,13 @@ pg_cachectl_wait_warm(PG_FUNCTION_ARGS)
 	nulls[3] = !look.has_snapshot;
 	values[4] = Float8GetDatum(seconds_between(look.snapshot_taken_at, now));
 	nulls[4] = !look.has_snapshot;
-	values[5] = Int64GetDatum(look.last_load.shared_blocks);
+	values[5] = Int64GetDatum(look.last_load.shared_blocks_loaded);
 	nulls[5] = !loaded;
-	values[6] = Int64GetDatum(look.last_load.os_blocks);
+	values[6] = Int64GetDatum(look.last_load.os_blocks_loaded);
 	nulls[6] = !loaded;
-	values[7] = Int64GetDatum(missing.shared_blocks);
+	values[7] = Int64GetDatum(missing.shared_blocks_missing);
 	nulls[7] = !missing.counted;
-	values[8] = Int64GetDatum(missing.os_blocks);
+	values[8] = Int64GetDatum(missing.os_blocks_missing);
 	nulls[8] = !missing.counted;
 	if (!look.warm)
 		ereport(NOTICE,

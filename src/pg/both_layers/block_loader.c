@@ -60,7 +60,7 @@ typedef struct SharedLoad
 	int64		handed_out;
 	bool		budget_spent;	/* blocks were left for lack of budget */
 	bool		stopped_early;	/* the progress's owner asked to stop */
-	int64		loaded;
+	int64		shared_blocks_loaded;
 } SharedLoad;
 
 int64
@@ -150,16 +150,16 @@ next_shared_block(SharedLoad *load)
 static void
 count_shared_block(SharedLoad *load)
 {
-	load->loaded++;
+	load->shared_blocks_loaded++;
 	load->progress->bytes += BLCKSZ;
-	if (load->rate > 0 && load->loaded % 16 == 0 &&
-		!wait_for_rate(load->rate, load->loaded * BLCKSZ, load->started, load->progress))
+	if (load->rate > 0 && load->shared_blocks_loaded % 16 == 0 &&
+		!wait_for_rate(load->rate, load->shared_blocks_loaded * BLCKSZ, load->started, load->progress))
 		load->stopped_early = true;
 	if (action_progress_due(load->progress))
 		ereport(NOTICE,
 				(errmsg("cachectl.prewarm: relation \"%s\" fork %s: " INT64_FORMAT " of " INT64_FORMAT " blocks in shared buffers",
 						RelationGetRelationName(load->rel), forkNames[load->fork],
-						load->loaded, load->blocks_requested)));
+						load->shared_blocks_loaded, load->blocks_requested)));
 }
 
 /* Before each read: interrupts, and the OS job a window ahead. */
@@ -168,7 +168,7 @@ before_shared_read(SharedLoad *load)
 {
 	CHECK_FOR_INTERRUPTS();
 	if (!load->all_advised)
-		advise_ahead(load->readahead, load->loaded * BLCKSZ, &load->all_advised);
+		advise_ahead(load->readahead, load->shared_blocks_loaded * BLCKSZ, &load->all_advised);
 }
 
 static void
@@ -293,11 +293,11 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 		else
 #endif
 			load_shared_block_by_block(&load);
-		result->shared_loaded = load.loaded;
+		result->shared_blocks_loaded = load.shared_blocks_loaded;
 		if (load.budget_spent)
 			ereport(NOTICE,
 					(errmsg("prewarm stopped loading relation \"%s\" fork %s into shared buffers after " INT64_FORMAT " blocks",
-							name, forkNames[fork], load.loaded),
+							name, forkNames[fork], load.shared_blocks_loaded),
 					 errdetail("One call fills at most cachectl.prewarm_max_share (%g) of shared_buffers.",
 							   cachectl_prewarm_max_share_setting)));
 	}
@@ -306,12 +306,12 @@ prewarm_fork(Relation rel, ForkNumber fork, cachectl_block_range *ranges, int ra
 	{
 		/* the rest of the ranges (all of them for 'os'), then wait for the reads (os_wait) */
 		os_run_prefetch(readahead, name, forkNames[fork], progress, &os_result);
-		result->os_loaded = os_result.blocks_requested;
+		result->os_blocks_loaded = os_result.blocks_requested;
 	}
 
-	if (drop_os_copy && result->shared_loaded > 0)
+	if (drop_os_copy && result->shared_blocks_loaded > 0)
 	{
-		int64		left = result->shared_loaded;
+		int64		left = result->shared_blocks_loaded;
 
 		for (int i = 0; i < range_count && left > 0; i++)
 		{

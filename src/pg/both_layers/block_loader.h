@@ -24,8 +24,8 @@ typedef enum PrewarmTarget
 typedef struct PrewarmResult
 {
 	int64		blocks_requested;	/* of the ranges, inside the fork */
-	int64		shared_loaded;
-	int64		os_loaded;
+	int64		shared_blocks_loaded;
+	int64		os_blocks_loaded;
 } PrewarmResult;
 
 /* The fork's size in blocks as the buffer manager reads it, 0 when it has no file. */

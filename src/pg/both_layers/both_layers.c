@@ -99,27 +99,27 @@ pg_cachectl_status(PG_FUNCTION_ARGS)
 			buffer_scan_row_blocks(scan, i, &blocks, &count);
 			/* one walk of the fork's files: the map and its dirty pages */
 			path = relation_fork_path(row.relation_id, row.fork_number);
-			bits = os_map_of(path, row.blocks, &os_dirty_pages, &os_dirty_known);
+			bits = os_map_of(path, row.size_blocks, &os_dirty_pages, &os_dirty_known);
 			/* a buffer past the fork's end (being extended) is not counted */
-			if (cachectl_compare_layers(blocks, count, bits, row.blocks, &layers, &error) != CACHECTL_OK)
+			if (cachectl_compare_layers(blocks, count, bits, row.size_blocks, &layers, &error) != CACHECTL_OK)
 				cachectl_raise_core_error(&error);
 
 			values[0] = ObjectIdGetDatum(row.relation_id);
 			values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
-			values[2] = Int64GetDatum(row.blocks);
-			values[3] = Int64GetDatum(layers.both + layers.shared_only);
-			values[4] = Int64GetDatum(layers.both + layers.os_only);
-			values[5] = Int64GetDatum(layers.both);
-			values[6] = Int64GetDatum(layers.shared_only);
-			values[7] = Int64GetDatum(layers.os_only);
-			values[8] = Int64GetDatum(layers.neither);
-			values[9] = Int64GetDatum(row.dirty);
+			values[2] = Int64GetDatum(row.size_blocks);
+			values[3] = Int64GetDatum(layers.both_blocks + layers.shared_only_blocks);
+			values[4] = Int64GetDatum(layers.both_blocks + layers.os_only_blocks);
+			values[5] = Int64GetDatum(layers.both_blocks);
+			values[6] = Int64GetDatum(layers.shared_only_blocks);
+			values[7] = Int64GetDatum(layers.os_only_blocks);
+			values[8] = Int64GetDatum(layers.neither_blocks);
+			values[9] = Int64GetDatum(row.shared_dirty_blocks);
 			values[10] = Int64GetDatum(os_dirty_pages);
 			nulls[10] = !os_dirty_known;
-			values[11] = Int64GetDatum(row.blocks * BLCKSZ);
-			values[12] = Int64GetDatum((layers.both + layers.shared_only) * BLCKSZ);
-			values[13] = Int64GetDatum((layers.both + layers.os_only) * BLCKSZ);
-			values[14] = Int64GetDatum(layers.both * BLCKSZ);
+			values[11] = Int64GetDatum(row.size_blocks * BLCKSZ);
+			values[12] = Int64GetDatum((layers.both_blocks + layers.shared_only_blocks) * BLCKSZ);
+			values[13] = Int64GetDatum((layers.both_blocks + layers.os_only_blocks) * BLCKSZ);
+			values[14] = Int64GetDatum(layers.both_blocks * BLCKSZ);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 			pfree(bits);
 			pfree(path);
@@ -178,10 +178,10 @@ pg_cachectl_draw(PG_FUNCTION_ARGS)
 		buffer_scan_row_blocks(scan, 0, &blocks, &count);
 	}
 	path = relation_fork_path(relid, MAIN_FORKNUM);
-	bits = os_map_of(path, row.blocks, NULL, NULL);
+	bits = os_map_of(path, row.size_blocks, NULL, NULL);
 
 	drawing = palloc(room);
-	if (cachectl_draw_two_layers(blocks, count, bits, row.blocks, width, drawing, room, &error) != CACHECTL_OK)
+	if (cachectl_draw_two_layers(blocks, count, bits, row.size_blocks, width, drawing, room, &error) != CACHECTL_OK)
 		cachectl_raise_core_error(&error);
 	MemoryContextSwitchTo(caller_context);
 	result = cstring_to_text(drawing);

@@ -112,15 +112,15 @@ pg_cachectl_cold(PG_FUNCTION_ARGS)
 			}
 			if (j >= remaining_rows || left.relation_id != row.relation_id ||
 				left.fork_number != row.fork_number)
-				left.buffers = 0;
+				left.shared_blocks = 0;
 			os_residency_scan_relation(report, row.relation_id, row.fork_number);
 			if (!os_residency_fork_total(report, row.fork_number, &os_after))
 				memset(&os_after, 0, sizeof(os_after));
 			values[0] = ObjectIdGetDatum(row.relation_id);
 			values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
-			values[2] = Int64GetDatum(row.evicted);
-			values[3] = Int64GetDatum(row.flushed);
-			values[4] = Int64GetDatum(left.buffers);
+			values[2] = Int64GetDatum(row.buffers_evicted);
+			values[3] = Int64GetDatum(row.buffers_flushed);
+			values[4] = Int64GetDatum(left.shared_blocks);
 			values[5] = Int64GetDatum(os_after.os_pages);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 		}
@@ -192,10 +192,10 @@ pg_cachectl_cold_database(PG_FUNCTION_ARGS)
 	action_progress_end(&progress);
 
 	values[0] = Int64GetDatum(relation_count);
-	values[1] = Int64GetDatum(totals.evicted);
-	values[2] = Int64GetDatum(totals.flushed);
-	values[3] = Int64GetDatum(totals.skipped);
-	values[4] = Int64GetDatum(totals.failed);
+	values[1] = Int64GetDatum(totals.buffers_evicted);
+	values[2] = Int64GetDatum(totals.buffers_flushed);
+	values[3] = Int64GetDatum(totals.buffers_skipped);
+	values[4] = Int64GetDatum(totals.buffers_failed);
 	values[5] = Int64GetDatum(os_pages_left);
 	values[6] = Float8GetDatum(action_progress_seconds(&progress));
 	MemoryContextSwitchTo(caller_context);

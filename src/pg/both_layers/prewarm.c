@@ -45,8 +45,8 @@ put_prewarm_row(ReturnSetInfo *rsinfo, Oid relid, ForkNumber fork, const Prewarm
 	values[0] = ObjectIdGetDatum(relid);
 	values[1] = CStringGetTextDatum(forkNames[fork]);
 	values[2] = Int64GetDatum(result->blocks_requested);
-	values[3] = Int64GetDatum(result->shared_loaded);
-	values[4] = Int64GetDatum(result->os_loaded);
+	values[3] = Int64GetDatum(result->shared_blocks_loaded);
+	values[4] = Int64GetDatum(result->os_blocks_loaded);
 	values[5] = Float8GetDatum(seconds_between(started, GetCurrentTimestamp()));
 	tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 }
@@ -190,7 +190,7 @@ pg_cachectl_prewarm_runs(PG_FUNCTION_ARGS)
 	relation_close(rel, NoLock);
 	action_progress_end(&progress);
 
-	values[0] = Int64GetDatum(result.shared_loaded);
-	values[1] = Int64GetDatum(result.os_loaded);
+	values[0] = Int64GetDatum(result.shared_blocks_loaded);
+	values[1] = Int64GetDatum(result.os_blocks_loaded);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
 }

@@ -205,7 +205,7 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 			cachectl_buffer_scan_row(scan, next_row, &row);
 			if (row.relation_id > relation->relid)
 				break;
-			if (row.relation_id < relation->relid || row.buffers == 0 ||
+			if (row.relation_id < relation->relid || row.shared_blocks == 0 ||
 				row.fork_number < 0 || row.fork_number > MAX_FORKNUM)
 				continue;
 			if (!cachectl_buffer_scan_row_blocks(scan, next_row, &blocks, &count))
@@ -215,7 +215,7 @@ database_cache_walk(const DatabaseRelation *relations, int relation_count,
 			fork = &measured[row.fork_number];
 			present[row.fork_number] = true;
 			fork->shared_bytes = (int64) count * BLCKSZ;
-			fork->shared_dirty_bytes = row.dirty * BLCKSZ;
+			fork->shared_dirty_bytes = row.shared_dirty_blocks * BLCKSZ;
 			if (wholly_cached[row.fork_number])
 			{
 				/*

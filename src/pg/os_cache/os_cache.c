@@ -208,7 +208,7 @@ report_prefetch_progress(void *job, void *arg)
 			ereport(NOTICE,
 					(errmsg("cachectl.%s: relation \"%s\" fork %s: %.0f of %.0f MB read",
 							told->progress->action, told->relation_name, told->fork_name,
-							(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
+							(double) result->os_pages_after * cachectl_os_page_size() / (1024.0 * 1024.0),
 							requested_mb)));
 	}
 	return !action_progress_stop_asked(told->progress);
@@ -228,13 +228,13 @@ os_run_prefetch(cachectl_os_prefetch *job, const char *relation_name, const char
 		ereport(NOTICE,
 				(errmsg("cachectl.%s: relation \"%s\" fork %s: %.0f of %.0f MB read, done in %.3f s",
 						progress->action, relation_name, fork_name,
-						(double) result->pages_resident * cachectl_os_page_size() / (1024.0 * 1024.0),
+						(double) result->os_pages_after * cachectl_os_page_size() / (1024.0 * 1024.0),
 						(double) result->pages_requested * cachectl_os_page_size() / (1024.0 * 1024.0),
 						action_progress_seconds(progress))));
 	if (result->stalled)
 		ereport(WARNING,
 				(errmsg("%lld pages of relation \"%s\" fork %s were still not read when %s stopped waiting",
-						(long long) (result->pages_requested - result->pages_resident),
+						(long long) (result->pages_requested - result->os_pages_after),
 						relation_name, fork_name, progress->action),
 				 errdetail("No page was read for seconds: the device may be saturated or memory short."),
 				 errhint("Their count is in os_pages_pending.")));

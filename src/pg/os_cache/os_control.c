@@ -236,9 +236,9 @@ pg_cachectl_os_prefetch(PG_FUNCTION_ARGS)
 			values[0] = ObjectIdGetDatum(member_relid);
 			values[1] = CStringGetTextDatum(forkNames[fork]);
 			values[2] = Int64GetDatum(result.blocks_requested);
-			values[3] = Int64GetDatum(result.pages_resident);
-			values[4] = Int64GetDatum(result.pages_resident * page_size);
-			values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
+			values[3] = Int64GetDatum(result.os_pages_after);
+			values[4] = Int64GetDatum(result.os_pages_after * page_size);
+			values[5] = Int64GetDatum(result.pages_requested - result.os_pages_after);
 			values[6] = Float8GetDatum(seconds_between(started, GetCurrentTimestamp()));
 			MemoryContextSwitchTo(work_context);
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
@@ -326,8 +326,8 @@ pg_cachectl_os_restore(PG_FUNCTION_ARGS)
 	values[1] = CStringGetTextDatum(forkNames[fork]);
 	values[2] = Int64GetDatum(result.blocks_requested);
 	values[3] = Int64GetDatum(result.blocks_past_end);
-	values[4] = Int64GetDatum(result.pages_resident);
-	values[5] = Int64GetDatum(result.pages_requested - result.pages_resident);
+	values[4] = Int64GetDatum(result.os_pages_after);
+	values[5] = Int64GetDatum(result.pages_requested - result.os_pages_after);
 	values[6] = Float8GetDatum(action_progress_seconds(&progress));
 
 	MemoryContextSwitchTo(caller_context);

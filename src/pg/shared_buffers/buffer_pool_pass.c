@@ -129,20 +129,20 @@ evict_database_from(Oid database, volatile int *position, BufferPassTotals *tota
 			continue;
 		if (header.pins > 0)
 		{
-			totals->skipped++;
+			totals->buffers_skipped++;
 			continue;
 		}
 		switch (evict_buffer_page(buf_id, &header.tag))
 		{
 			case BUFFER_FLUSHED_AND_EVICTED:
-				totals->flushed++;
+				totals->buffers_flushed++;
 				pg_fallthrough;
 			case BUFFER_EVICTED:
-				totals->evicted++;
+				totals->buffers_evicted++;
 				break;
 			case BUFFER_SKIPPED_PINNED:
 			case BUFFER_SKIPPED_IN_USE:
-				totals->skipped++;
+				totals->buffers_skipped++;
 				break;
 			case BUFFER_PAGE_GONE:
 				break;
@@ -235,7 +235,7 @@ buffer_pool_evict_database(Oid database, BufferPassTotals *totals)
 			if (!is_write_failure(failure))
 				ReThrowError(failure);
 			log_write_failure(failure);
-			totals->failed++;
+			totals->buffers_failed++;
 			if (totals->first_failure == NULL)
 				totals->first_failure = failure;
 			else
@@ -251,11 +251,11 @@ buffer_pool_evict_database(Oid database, BufferPassTotals *totals)
 void
 buffer_pool_warn_failed_writes(const BufferPassTotals *totals)
 {
-	if (totals->failed > 0)
+	if (totals->buffers_failed > 0)
 		ereport(WARNING,
 				(errcode(totals->first_failure->sqlerrcode),
 				 errmsg("could not write %lld dirty shared buffers; they were left in place",
-						(long long) totals->failed),
+						(long long) totals->buffers_failed),
 				 errdetail("The first failure: %s", totals->first_failure->message),
 				 errhint("The server's log names every failed write.")));
 }

@@ -17,10 +17,10 @@ typedef enum BufferPassAction
 /* Totals of a pass that is not about a relation set. */
 typedef struct BufferPassTotals
 {
-	int64		evicted;
-	int64		flushed;
-	int64		skipped;
-	int64		failed;			/* dirty buffers whose write failed: left in place */
+	int64		buffers_evicted;
+	int64		buffers_flushed;
+	int64		buffers_skipped;
+	int64		buffers_failed; /* dirty buffers whose write failed: left in place */
 	ErrorData  *first_failure;	/* why the first of them failed, or NULL */
 } BufferPassTotals;
 
@@ -29,9 +29,9 @@ extern void buffer_pool_pass_for_scan(cachectl_buffer_scan *scan, BufferPassActi
 
 /*
  * Evicts every buffer of a database (InvalidOid: of every database).  A
- * buffer whose write fails is left in place and counted in totals->failed
- * (the pass goes on: no single relation was asked for); any other error,
- * a cancellation included, ends the pass.
+ * buffer whose write fails is left in place and counted in
+ * totals->buffers_failed (the pass goes on: no single relation was asked
+ * for); any other error, a cancellation included, ends the pass.
  */
 extern void buffer_pool_evict_database(Oid database, BufferPassTotals *totals);
 

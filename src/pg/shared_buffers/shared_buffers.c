@@ -77,24 +77,24 @@ put_scan_rows(ReturnSetInfo *rsinfo, cachectl_buffer_scan *scan, BufferPassActio
 		values[1] = CStringGetTextDatum(forkNames[row.fork_number]);
 		if (action == BUFFER_PASS_COUNT)
 		{
-			values[2] = Int64GetDatum(row.blocks);
-			values[3] = Int64GetDatum(row.blocks * BLCKSZ);
-			values[4] = Int64GetDatum(row.buffers);
-			values[5] = Int64GetDatum(row.buffers * BLCKSZ);
-			values[6] = Int64GetDatum(row.dirty);
-			values[7] = Int64GetDatum(row.dirty * BLCKSZ);
-			values[8] = Int64GetDatum(row.pinned);
+			values[2] = Int64GetDatum(row.size_blocks);
+			values[3] = Int64GetDatum(row.size_blocks * BLCKSZ);
+			values[4] = Int64GetDatum(row.shared_blocks);
+			values[5] = Int64GetDatum(row.shared_blocks * BLCKSZ);
+			values[6] = Int64GetDatum(row.shared_dirty_blocks);
+			values[7] = Int64GetDatum(row.shared_dirty_blocks * BLCKSZ);
+			values[8] = Int64GetDatum(row.shared_pinned_blocks);
 			/* an average, rounded to two decimals as every average is */
-			if (row.buffers > 0)
-				values[9] = Float8GetDatum(rint(100.0 * row.usage_count_sum / row.buffers) / 100.0);
+			if (row.shared_blocks > 0)
+				values[9] = Float8GetDatum(rint(100.0 * row.usage_count_sum / row.shared_blocks) / 100.0);
 			else
 				nulls[9] = true;
 		}
 		else
 		{
-			values[2] = Int64GetDatum(row.evicted);
-			values[3] = Int64GetDatum(row.flushed);
-			values[4] = Int64GetDatum(row.skipped);
+			values[2] = Int64GetDatum(row.buffers_evicted);
+			values[3] = Int64GetDatum(row.buffers_flushed);
+			values[4] = Int64GetDatum(row.buffers_skipped);
 		}
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
@@ -300,10 +300,10 @@ totals_result(FunctionCallInfo fcinfo, const BufferPassTotals *totals)
 
 	buffer_pool_warn_failed_writes(totals);
 
-	values[0] = Int64GetDatum(totals->evicted);
-	values[1] = Int64GetDatum(totals->flushed);
-	values[2] = Int64GetDatum(totals->skipped);
-	values[3] = Int64GetDatum(totals->failed);
+	values[0] = Int64GetDatum(totals->buffers_evicted);
+	values[1] = Int64GetDatum(totals->buffers_flushed);
+	values[2] = Int64GetDatum(totals->buffers_skipped);
+	values[3] = Int64GetDatum(totals->buffers_failed);
 	return composite_result(fcinfo, values, nulls);
 }
 

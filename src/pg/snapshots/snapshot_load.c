@@ -484,8 +484,8 @@ load_passes(const SnapshotLoadRequest *request, const SnapshotLoadDriver *driver
 				plan->gone[chunk->relation_number] = true;
 				continue;
 			}
-			result->shared_blocks += loaded.shared_loaded;
-			result->os_blocks += loaded.os_loaded;
+			result->shared_blocks_loaded += loaded.shared_blocks_loaded;
+			result->os_blocks_loaded += loaded.os_blocks_loaded;
 			progress_notice(request, progress, ++done, plan->chunk_count);
 			if (!pace_load(&pace, blocks, driver))
 			{

@@ -53,8 +53,8 @@ typedef struct SnapshotLoadResult
 	int64		relations_warmed;
 	int64		relations_skipped;
 	int64		relations_remapped;
-	int64		shared_blocks;
-	int64		os_blocks;
+	int64		shared_blocks_loaded;
+	int64		os_blocks_loaded;
 	int64		shared_blocks_left; /* for want of budget */
 	bool		stopped;		/* should_stop ended it before the end */
 	TimestampTz started;

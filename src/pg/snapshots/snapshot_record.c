@@ -71,7 +71,7 @@ typedef struct RecordedRow
 	bool		shared;			/* the layer */
 	cachectl_block_range *runs;
 	size_t		run_count;
-	int64		blocks;
+	int64		block_count;
 	cachectl_block_range *hot;
 	size_t		hot_count;
 	int64		fork_blocks;
@@ -223,7 +223,7 @@ record_os_layer(Recording *recording)
 				row->runs = palloc(sizeof(cachectl_block_range) * run_count);
 				if (cachectl_map_runs(bits, blocks, row->runs, run_count, &row->run_count, &error) != CACHECTL_OK)
 					cachectl_raise_core_error(&error);
-				row->blocks = block_runs_blocks(row->runs, row->run_count);
+				row->block_count = block_runs_blocks(row->runs, row->run_count);
 				row->fork_blocks = Max(blocks, row->runs[row->run_count - 1].first + row->runs[row->run_count - 1].count);
 			}
 			pfree(bits);
@@ -309,7 +309,7 @@ record_shared_layer(Recording *recording)
 		row->fork = found.fork_number;
 		row->shared = true;
 		row->runs = runs_of_blocks(blocks, count, &row->run_count);
-		row->blocks = count;
+		row->block_count = count;
 		row->hot = runs_of_blocks(hot, hot_count, &row->hot_count);
 		end = (int64) blocks[count - 1] + 1;
 		row->fork_blocks = Max(recording->relations[r].fork_blocks[found.fork_number], end);
@@ -480,7 +480,7 @@ row_still_close(Recording *recording, const int *row_index, HeapTuple stored, Tu
 		strcmp(TextDatumGetCString(SPI_getbinval(stored, desc, 7, &isnull)), guard->owner_table_name) != 0 ||
 		DatumGetObjectId(SPI_getbinval(stored, desc, 8, &isnull)) != guard->file_number)
 		return NULL;
-	allowed = row->blocks / ROW_DRIFT_SHARE;
+	allowed = row->block_count / ROW_DRIFT_SHARE;
 	drift = DatumGetInt64(SPI_getbinval(stored, desc, 9, &isnull)) - row->fork_blocks;
 	if (drift < 0)
 		drift = -drift;
@@ -586,7 +586,7 @@ build_arrays(const Recording *recording, Datum relids, RowArrays *arrays)
 		layer[i] = CStringGetTextDatum(row->shared ? "shared" : "os");
 		/* a kept row is not written: its runs need not be made */
 		runs[i] = block_runs_to_multirange(row->runs, row->kept ? 0 : row->run_count);
-		block_count[i] = Int64GetDatum(row->blocks);
+		block_count[i] = Int64GetDatum(row->block_count);
 		fork_blocks[i] = Int64GetDatum(row->fork_blocks);
 		hot[i] = block_runs_to_multirange(row->hot, row->kept ? 0 : row->hot_count);
 	}
@@ -737,9 +737,9 @@ pg_cachectl_snapshot(PG_FUNCTION_ARGS)
 			relations++;
 		counted[row->relation] = true;
 		if (row->shared)
-			shared_blocks += row->blocks;
+			shared_blocks += row->block_count;
 		else
-			os_blocks += row->blocks;
+			os_blocks += row->block_count;
 	}
 	values[0] = Int64GetDatum(relations);
 	values[1] = Int64GetDatum(recording.row_count);

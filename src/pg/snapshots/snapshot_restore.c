@@ -91,8 +91,8 @@ pg_cachectl_restore(PG_FUNCTION_ARGS)
 	values[0] = Int64GetDatum(result.relations_warmed);
 	values[1] = Int64GetDatum(result.relations_skipped);
 	values[2] = Int64GetDatum(result.relations_remapped);
-	values[3] = Int64GetDatum(result.shared_blocks);
-	values[4] = Int64GetDatum(result.os_blocks);
+	values[3] = Int64GetDatum(result.shared_blocks_loaded);
+	values[4] = Int64GetDatum(result.os_blocks_loaded);
 	values[5] = Float8GetDatum(seconds);
 	values[6] = result.matched_by ? CStringGetTextDatum(result.matched_by) : (Datum) 0;
 	nulls[6] = result.matched_by == NULL;
@@ -102,7 +102,7 @@ pg_cachectl_restore(PG_FUNCTION_ARGS)
 				(errmsg("cachectl restore of \"%s\": " INT64_FORMAT " relations warmed, " INT64_FORMAT " skipped, "
 						INT64_FORMAT " remapped, " INT64_FORMAT " shared and " INT64_FORMAT " OS blocks loaded in %.3f s",
 						request.label, result.relations_warmed, result.relations_skipped,
-						result.relations_remapped, result.shared_blocks, result.os_blocks, seconds)));
+						result.relations_remapped, result.shared_blocks_loaded, result.os_blocks_loaded, seconds)));
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(BlessTupleDesc(result_desc), values, nulls)));
 }
 
