@@ -146,10 +146,22 @@ is($unsplit, 0, 'cold: one relation per span, nothing unsplit');
 parts_add_up('cold', @$cold);
 cmp_ok($device_bytes, '>=', $device_blocks * $block_size, "cold: $device_bytes device bytes for $device_blocks blocks");
 
-$node->safe_psql('postgres', q{
+# The OS-only state is made again (at most 5 times, for at most 120 s) when
+# the host's reclaim took more than 1 % of t between the prefetch and the
+# scan: a clean make test-all once saw 512 of 9,706 blocks read from the
+# device so, with four majors' clusters on the machine.  Accounting that
+# called page-cache hits device reads would fail every attempt.
+my $os_only;
+my $os_only_deadline = time() + 120;
+for my $attempt (1 .. 5)
+{
+	$node->safe_psql('postgres', q{
 SELECT count(*) FROM cachectl.evict('t');
 SELECT count(*) FROM cachectl.os_prefetch('t', wait => true)});
-my $os_only = reads_of(q{SELECT count(pad) FROM t}, 't')->{t};
+	$os_only = reads_of(q{SELECT count(pad) FROM t}, 't')->{t};
+	last if $os_only->[3] <= 0.01 * $os_only->[1] || time() > $os_only_deadline;
+	diag("OS cache only, attempt $attempt: $os_only->[3] of $os_only->[1] blocks from the device (reclaim); again");
+}
 ($hits, $read, $os_hits, $device_blocks, $unsplit, $device_bytes, $statio) = @$os_only;
 is($read, $statio, "OS cache only: t's reads ($read) are pg_statio's");
 cmp_ok($read, '>=', 0.99 * $blocks, 'OS cache only: nearly every block read from the kernel');
