@@ -27,6 +27,7 @@ use POSIX ();
 use PostgreSQL::Test::Cluster;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(drop_data_files_from_os_cache);
+use CachectlTest qw(poll_until);
 use DetachedProcess qw(spawn_detached);
 use PgbenchRun qw(pgbench_run);
 
@@ -84,18 +85,14 @@ sub end_child
 	return;
 }
 
-# Polls $condition (a sub returning true when done) every 0.1 s, at most
+# Polls $condition (a sub returning true when done) through CachectlTest's
+# poll_until (every 0.1 s, a check that dies counts as not yet), at most
 # $seconds; returns the seconds it took, or undef.
 sub wait_until
 {
 	my ($seconds, $condition) = @_;
 	my $started = time;
-	while (1)
-	{
-		return time - $started if $condition->();
-		return undef if time - $started > $seconds;
-		usleep(100_000);
-	}
+	return poll_until($condition, $seconds) ? time - $started : undef;
 }
 
 # ---- etcd ----

@@ -49,15 +49,16 @@ sub wait_for
 	my ($seconds, $query, $db) = @_;
 	$db //= 'postgres';
 	my $started = time;
-	while (1)
-	{
-		# During a crash restart psql may exit before it reads the query from
-		# stdin, and IPC::Run then dies of the broken pipe: not ready yet.
-		my ($ret, $out) = eval { $node->psql($db, $query) };
-		return time - $started if defined $ret && $ret == 0 && $out eq 't';
-		return undef if time - $started > $seconds;
-		usleep(100_000);
-	}
+	# During a crash restart psql may exit before it reads the query from
+	# stdin, and IPC::Run then dies of the broken pipe: poll_until counts
+	# that as not ready yet.
+	my $ready = poll_until(
+		sub {
+			my ($ret, $out) = $node->psql($db, $query);
+			return defined $ret && $ret == 0 && $out eq 't';
+		},
+		$seconds);
+	return $ready ? time - $started : undef;
 }
 
 # The autowarm workers running in each database, as "db=count" sorted.
