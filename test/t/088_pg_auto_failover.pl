@@ -17,32 +17,31 @@
 #   cache once more while synchronous replication is on, does not hang (it
 #   once did); the roles swap; the new primary's first 5 s of pgbench -S,
 #   started as soon as it takes writes, find nearly every block in shared
-#   buffers (at most 1 % read from outside), and reach 80 % of the old
-#   primary's steady rate;
+#   buffers (at most 1 % read from outside); their rate against the old
+#   primary's steady rate is printed (a figure, not a check: see below);
 # - the old primary follows as the secondary, streaming; its worker is a
 #   standby's, counts no failure and writes nothing; the new primary's
 #   worker records.
 # The rates are measured on two CPUs that other suites (and here the other
-# node, which a real deployment keeps on another host) share: a switchover
-# whose first 5 s fall short of 80 % is made again the other way, from a
-# secondary made cold again, 3 times at most; each one's reads from outside
-# shared buffers are checked all the same.  Chance does not make a cold
-# server pass: without autowarm the first 5 s reached 17-25 % of the steady
-# rate here, and read 21 % of their blocks from outside shared buffers.
+# node, which a real deployment keeps on another host) share: in CI's make
+# test-all (2026-12-05) three warm switchovers, each reading at most 1 %
+# from outside shared buffers, reached 0.30, 0.31 and 0.50 of the steady
+# rate.  So the rate is printed and warmth is judged by where the blocks
+# came from: without autowarm the first 5 s read 21 % of their blocks from
+# outside shared buffers (and reached 17-25 % of the steady rate).
 # At the end: no autowarm process of either node was killed by a signal or
 # exited with an error, and every pg_autoctl stops cleanly (the primary's
 # shutdown with synchronous replication on and no standby left included),
 # leaving no server running.
 #
-# It runs after the other files, with nothing beside it (run_tap.sh): it
-# compares pgbench rates measured half a minute apart, which other suites'
-# work on the same two CPUs would move.
+# It runs after the other files, with nothing beside it (run_tap.sh):
+# pg_autoctl's timeouts want the two CPUs, and the rates it prints mean
+# more undisturbed.
 # tap: runs alone
 # tap: make test-all only
 use strict;
 use warnings;
 
-use List::Util qw(max);
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
@@ -61,8 +60,6 @@ my $interval = 3;
 # buffers, and a cold server reads it for longer than the 5 s measured
 my $scale = 12;
 my @hot_set = qw(pgbench_accounts pgbench_accounts_pkey);
-my $wanted_ratio = 0.8;
-my $attempts = 3;
 
 # pgbench -S on the node for $seconds, one client (a cold server's reads
 # then show in full: nothing else runs while the client waits for one): the
@@ -201,7 +198,7 @@ ok(defined wait_for_status($node1, "role = 'primary' AND snapshots_taken >= $tak
 	'the primary\'s worker recorded the hot set');
 
 # One switchover from $primary to $secondary, made cold first, with the
-# checks of each step named after $label; returns the ratio of the new
+# checks of each step named after $label; prints the ratio of the new
 # primary's first 5 s to the old primary's steady rate.
 sub switchover_from_cold
 {
@@ -336,21 +333,13 @@ SELECT xact_commit >= $before[2] + $first->{transactions} FROM pg_stat_database 
 	ok(defined wait_for_status($secondary, q{role = 'primary' AND snapshots_taken >= 1}, 10 * $interval, $db),
 		"$label: the new primary's worker records");
 	is(autowarm_state($secondary, 'failures', $db), '0', "$label: and counts no failure");
-	return $ratio;
+	return;
 }
 
-# ---- switchovers, the other way each time, until one reaches the rate ----
+# ---- a switchover from a secondary made cold ----
 my ($primary, $secondary) = ($node1, $node2);
-my @ratios;
-for my $attempt (1 .. $attempts)
-{
-	push @ratios, switchover_from_cold($primary, $secondary, "switchover $attempt");
-	($primary, $secondary) = ($secondary, $primary);
-	last if $ratios[-1] >= $wanted_ratio;
-}
-cmp_ok(max(@ratios), '>=', $wanted_ratio,
-	sprintf('the new primary\'s first 5 s reached %.0f %% of the old primary\'s steady rate (ratio of each switchover made: %s)',
-		100 * max(@ratios), join(', ', map { sprintf('%.2f', $_) } @ratios)));
+switchover_from_cold($primary, $secondary, 'switchover');
+($primary, $secondary) = ($secondary, $primary);
 
 # ---- everything stops ----
 # The secondary first: the primary then stops with synchronous replication
