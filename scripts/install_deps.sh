@@ -10,9 +10,10 @@
 #   lintian   lintian alone (test/t/040 asks for it when it runs)
 #
 # An installed PostgreSQL server is never reinstalled nor upgraded: apt is
-# asked for the missing packages only, and the headers of a newer minor
-# release build a module that the installed server of the same major loads
-# (PostgreSQL keeps its ABI within a major).
+# asked for the missing packages only, with the server's packages held, and
+# for its headers at its own version when the mirror has it (else the
+# headers of a newer minor, which build a module that the installed server
+# of the same major loads: PostgreSQL keeps its ABI within a major).
 set -euo pipefail
 
 purpose=${1:-test}
@@ -20,6 +21,7 @@ purpose=${1:-test}
 BUILD=(
     build-essential             # gcc, g++, make
     postgresql-server-dev-15    # PGXS and server headers
+    libpq-dev                   # its dependency, named so it comes at libpq5's version (below)
     libboost-container-dev      # flat maps of the C++ core
 )
 DEMO=(
@@ -83,8 +85,9 @@ case "$purpose" in
         ;;
 esac
 
+# installed, held ("hold ok installed") or not
 installed() {
-    [ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" = "install ok installed" ]
+    [[ "$(dpkg-query -W -f='${Status}' "$1" 2>/dev/null || true)" == *" ok installed" ]]
 }
 
 missing=()
@@ -107,9 +110,63 @@ if [ "$(id -u)" != 0 ]; then
     exit 1
 fi
 
+# An installed server's packages are held while apt works: --no-upgrade
+# alone keeps what is asked for, not what a new package's dependencies pull
+# (postgresql-server-dev-15 15.20 once upgraded a 15.18 server, its client
+# and libpq5).  The development packages are asked for at the installed
+# server's version (libpq-dev at libpq5's) when the mirror still has it.
+present_server_packages() {
+    dpkg-query -W -f='${Package} ${Status}\n' 'postgresql-[0-9]*' 'postgresql-client-[0-9]*' libpq5 2>/dev/null |
+        awk '$NF == "installed" { print $1 }'
+}
+
+# the version of a missing package that matches the installed one it goes with
+matching_version() {
+    local package=$1 partner version
+    case "$package" in
+        postgresql-server-dev-[0-9]* | postgresql-client-[0-9]*) partner=postgresql-${package##*-} ;;
+        libpq-dev) partner=libpq5 ;;
+        *) return 0 ;;
+    esac
+    installed "$partner" || return 0
+    version=$(dpkg-query -W -f='${Version}' "$partner")
+    if apt-cache madison "$package" | awk -v v="$version" '$3 == v { found = 1 } END { exit !found }'; then
+        echo "$version"
+    else
+        echo "install_deps ($purpose): $package $version (to match the installed $partner) is not in the mirror any more; apt chooses" >&2
+    fi
+}
+
 echo "install_deps ($purpose): installing ${missing[*]}"
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
-# --no-upgrade: a package that is present (the server, above all) stays as it is
-apt-get install -y -qq --no-install-recommends --no-upgrade "${missing[@]}" >/dev/null
+
+requests=()
+for package in "${missing[@]}"; do
+    version=$(matching_version "$package")
+    requests+=("$package${version:+=$version}")
+done
+
+already_held=$(apt-mark showhold)
+held=()
+for package in $(present_server_packages); do
+    grep -qxF "$package" <<<"$already_held" && continue
+    held+=("$package")
+done
+release_holds() {
+    [ ${#held[@]} -eq 0 ] || apt-mark unhold "${held[@]}" >/dev/null
+}
+trap release_holds EXIT
+[ ${#held[@]} -eq 0 ] || apt-mark hold "${held[@]}" >/dev/null
+
+# --no-upgrade: a package that is present stays as it is
+apt_log=$(mktemp)
+if ! apt-get install -y -qq --no-install-recommends --no-upgrade "${requests[@]}" >"$apt_log" 2>&1; then
+    cat "$apt_log" >&2
+    rm -f "$apt_log"
+    echo "install_deps ($purpose): apt could not install ${requests[*]} with the installed server's packages held (${held[*]:-none});" >&2
+    echo "install_deps ($purpose): apt says why above; install them by hand at the server's version, or upgrade the server yourself first" >&2
+    exit 1
+fi
+rm -f "$apt_log"
 echo "install_deps ($purpose): done"
