@@ -22,7 +22,7 @@ use PostgreSQL::Test::Utils;
 use Test::More;
 use Time::HiRes ();
 
-our @EXPORT_OK = qw(require_fincore_on_disk os_page_size fincore_pages fincore_page_list
+our @EXPORT_OK = qw(server_query_until require_fincore_on_disk os_page_size fincore_pages fincore_page_list
   fincore_total start_cache_node segment_files main_fork_blocks os_evicted_page_list
   extend_with_sparse_segments grow_into_second_segment start_pgbench finish_pgbench
   check_pgbench_balances check_amcheck log_trouble check_pg_checksums sqlstate_of
@@ -404,6 +404,18 @@ sub poll_until
 		}
 		Time::HiRes::sleep(0.1);
 	}
+}
+
+# Polls $query on $node's $dbname until it returns true ('t') or $seconds
+# pass, as the node's poll_query_until does, except that a server that is
+# down or restarting counts as not yet: poll_query_until dies when psql,
+# refused, exits before reading its query (IPC::Run's "Broken pipe", which
+# killed 088 once as pg_autoctl restarted the monitor).  For the servers an
+# HA manager or a crash restarts.
+sub server_query_until
+{
+	my ($node, $dbname, $query, $seconds) = @_;
+	return poll_until(sub { $node->safe_psql($dbname, $query) eq 't' }, $seconds);
 }
 
 1;

@@ -173,7 +173,7 @@ BEGIN { CachectlRootFixture::run_as_postgres(\&set_up_failing_device, \&tear_dow
 use PostgreSQL::Test::Cluster;
 use PostgreSQL::Test::Utils;
 use Test::More;
-use CachectlTest qw(start_cache_node segment_files main_fork_blocks fincore_total);
+use CachectlTest qw(start_cache_node segment_files main_fork_blocks fincore_total server_query_until);
 
 my $tmpfs = $ENV{CACHECTL_FAILDEV_TMPFS};
 my $image = $ENV{CACHECTL_FAILDEV_IMAGE};
@@ -361,22 +361,7 @@ foreach my $file (glob("$tablespace_dir/*/*/*"))
 note("the tablespace's pages dropped before recovery; $still_cached still cached");
 $node->start(fail_ok => 1);
 
-# poll_query_until dies as psql does above when a refused psql exits
-# before reading its query: that try is one more "not yet".
-sub server_answers
-{
-	my $deadline = Time::HiRes::time() + $PostgreSQL::Test::Utils::timeout_default;
-	while (Time::HiRes::time() < $deadline)
-	{
-		my $answered = eval { $node->poll_query_until('postgres', 'SELECT true') };
-		return $answered if defined $answered;
-		die $@ unless $@ =~ /Broken pipe/;
-		Time::HiRes::sleep(0.1);
-	}
-	return 0;
-}
-
-my $recovered = server_answers();
+my $recovered = server_query_until($node, 'postgres', 'SELECT true');
 ok($recovered, 'the server completes crash recovery once the space is back');
 
 # Under load a crash cycle that began while the space was missing can still

@@ -48,6 +48,7 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(autowarm_state wait_for_status drop_data_files_from_os_cache shared_share_resident);
 use PgbenchRun qw(pgbench_run);
+use CachectlTest qw(server_query_until);
 use CachectlTest qw(poll_until);
 use AutoFailoverTest qw(require_pg_autoctl create_monitor create_data_node start_service stop_service
   wait_for_states start_pg_autoctl server_log);
@@ -157,7 +158,7 @@ my $monitor = create_monitor('monitor', q{
 shared_buffers = '32MB'
 });
 start_service($monitor);
-$monitor->poll_query_until('pg_auto_failover', 'SELECT true')
+server_query_until($monitor, 'pg_auto_failover', 'SELECT true')
   or BAIL_OUT('the monitor does not start');
 
 # pg_autoctl's own settings (included from line 1 of postgresql.conf)
@@ -219,7 +220,7 @@ sub switchover_from_cold
 	my $back = wait_for_states($monitor, \%states, 120);
 	ok(defined $back,
 		sprintf('%s: started again, it is the secondary again (settled %.1f s after its start)', $label, $back // -1));
-	ok($secondary->poll_query_until($db, q{SELECT status = 'streaming' FROM pg_stat_wal_receiver}),
+	ok(server_query_until($secondary, $db, q{SELECT status = 'streaming' FROM pg_stat_wal_receiver}),
 		"$label: and streams from the primary");
 	ok(defined wait_for_status($secondary, q{role = 'standby' AND loads_done >= 1}, 60, $db),
 		"$label: its worker loaded the primary's snapshot at its start");
@@ -321,7 +322,7 @@ SELECT xact_commit >= $before[2] + $first->{transactions} FROM pg_stat_database 
 			$label, $shutdown_seconds));
 
 	# ---- the old primary follows ----
-	ok($primary->poll_query_until($db, q{SELECT status = 'streaming' FROM pg_stat_wal_receiver}),
+	ok(server_query_until($primary, $db, q{SELECT status = 'streaming' FROM pg_stat_wal_receiver}),
 		"$label: the old primary streams from the new one");
 	ok(defined wait_for_status($primary, q{role = 'standby' AND state = 'following'}, 60, $db),
 		"$label: its worker is a standby's, following");
