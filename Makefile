@@ -2,7 +2,7 @@
 #
 #   make demo       install what the demo needs, build, start a throwaway cluster, walk through
 #   make test       install what the tests need, build, install, unit + regression + scenario
-#                   tests on the host's PostgreSQL (long tests shortened; about 8 minutes)
+#                   tests on the host's PostgreSQL (long tests shortened; about 10 minutes)
 #   make test-all   the same on PostgreSQL 15, 17, 18 and 19 (what CI runs)
 #   make unittest   the core's Catch2 tests, no server needed
 #   make bench      install, run every benchmark, write bench/results/REPORT.md and plots
