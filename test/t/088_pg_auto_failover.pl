@@ -48,8 +48,7 @@ use Test::More;
 use Time::HiRes qw(time usleep);
 use AutowarmTest qw(autowarm_state wait_for_status drop_data_files_from_os_cache shared_share_resident);
 use PgbenchRun qw(pgbench_run);
-use CachectlTest qw(server_query_until);
-use CachectlTest qw(poll_until);
+use CachectlTest qw(poll_until server_query_until);
 use AutoFailoverTest qw(require_pg_autoctl create_monitor create_data_node start_service stop_service
   wait_for_states start_pg_autoctl server_log);
 
