@@ -75,6 +75,7 @@ CORE_OBJS = \
 	src/core/block_drawing.o \
 	src/core/block_lists.o \
 	src/core/block_residency.o \
+	src/core/block_sample.o \
 	src/core/bridge_buffer_scan.o \
 	src/core/bridge_common.o \
 	src/core/bridge_maps.o \
@@ -82,6 +83,7 @@ CORE_OBJS = \
 	src/core/bridge_residency.o \
 	src/core/bridge_restore_plans.o \
 	src/core/buffer_scan.o \
+	src/core/clock_simulation.o \
 	src/core/core_errors.o \
 	src/core/engine_choice.o \
 	src/core/file_calls.o \
@@ -90,6 +92,7 @@ CORE_OBJS = \
 	src/core/fork_files.o \
 	src/core/fork_prefetch.o \
 	src/core/os_page_cache.o \
+	src/core/pool_size_curve.o \
 	src/core/posix_handles.o \
 	src/core/read_sources.o \
 	src/core/bridge_read_sources.o \
