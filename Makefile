@@ -92,6 +92,7 @@ CORE_OBJS = \
 	src/core/fork_files.o \
 	src/core/fork_prefetch.o \
 	src/core/os_page_cache.o \
+	src/core/pool_observer.o \
 	src/core/pool_size_curve.o \
 	src/core/posix_handles.o \
 	src/core/read_sources.o \

@@ -1,0 +1,111 @@
+// pool_observer.cpp — accesses told from usage counts and the clock hand.
+#include "pool_observer.hpp"
+
+#include "core_errors.hpp"
+
+#include <algorithm>
+
+namespace pg_cachectl {
+
+PoolObserver::PoolObserver(std::uint32_t pool_buffers, std::uint32_t full_read_every, std::uint64_t seed)
+    : pool_buffers_(pool_buffers), full_read_every_(full_read_every), order_(seed) {
+    if (pool_buffers == 0)
+        throw InvalidArgument("the pool must have at least one buffer");
+    if (full_read_every == 0)
+        throw InvalidArgument("a full read must come every round or less often");
+}
+
+std::vector<std::uint32_t> PoolObserver::buffers_to_read(std::uint64_t hand) {
+    std::vector<std::uint32_t> buffers;
+    // The first round, a hand that went back (the server restarted) and
+    // every full_read_every-th round: all of them.
+    const bool everything =
+        !started_ || hand < last_hand_ || rounds_ % full_read_every_ == 0 || hand - hand_before_last_ >= pool_buffers_;
+    if (everything) {
+        buffers.resize(pool_buffers_);
+        for (std::uint32_t buffer = 0; buffer < pool_buffers_; ++buffer)
+            buffers[buffer] = buffer;
+        return buffers;
+    }
+    // Swept since the round before last: a victim the hand took just
+    // before the last reading may have got its block after it.
+    for (std::uint64_t position = hand_before_last_; position < hand; ++position)
+        buffers.push_back(static_cast<std::uint32_t>(position % pool_buffers_));
+    for (const auto &[buffer, followed] : followed_)
+        buffers.push_back(buffer);
+    for (const auto &[buffer, unused] : empty_)
+        buffers.push_back(buffer);
+    std::sort(buffers.begin(), buffers.end());
+    buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+    return buffers;
+}
+
+std::uint64_t PoolObserver::passes_over(std::uint32_t buffer, std::uint64_t from, std::uint64_t to) const {
+    // positions p in [0, x) with p % pool_buffers_ == buffer
+    const auto before = [&](std::uint64_t x) -> std::uint64_t {
+        return x <= buffer ? 0 : (x - buffer - 1) / pool_buffers_ + 1;
+    };
+    return to > from ? before(to) - before(from) : 0;
+}
+
+void PoolObserver::read_one(std::uint64_t hand, const BufferReading &reading, bool sampled,
+                            std::vector<std::uint64_t> &accesses) {
+    if (reading.buffer >= pool_buffers_)
+        return;
+    const auto found = followed_.find(reading.buffer);
+    if (!reading.valid) {
+        empty_[reading.buffer] = true;
+        if (found != followed_.end())
+            followed_.erase(found);
+        return;
+    }
+    empty_.erase(reading.buffer);
+    if (!sampled) {
+        if (found != followed_.end())
+            followed_.erase(found); // its sampled block left; another came
+        return;
+    }
+    const int usage = std::clamp(reading.usage, 0, 5);
+    if (found != followed_.end() && found->second.block_hash == reading.block_hash) {
+        Followed &followed = found->second;
+        const std::int64_t hits = static_cast<std::int64_t>(usage) - followed.usage +
+                                  static_cast<std::int64_t>(passes_over(reading.buffer, followed.hand, hand));
+        accesses.insert(accesses.end(), static_cast<std::size_t>(std::max<std::int64_t>(hits, 0)), reading.block_hash);
+        followed.usage = usage;
+        followed.hand = hand;
+        if (usage == 5)
+            saturated_.push_back(reading.buffer);
+        return;
+    }
+    // A block new to the buffer: the miss that read it in (count 1), then
+    // the hits that raised its count since.
+    accesses.insert(accesses.end(), static_cast<std::size_t>(1 + std::max(usage - 1, 0)), reading.block_hash);
+    followed_[reading.buffer] = Followed{reading.block_hash, usage, hand};
+    if (usage == 5)
+        saturated_.push_back(reading.buffer);
+}
+
+void PoolObserver::count_lowered(std::uint32_t buffer) {
+    if (const auto found = followed_.find(buffer); found != followed_.end() && found->second.usage == 5)
+        found->second.usage = 4;
+}
+
+void PoolObserver::begin_round(std::uint64_t hand) {
+    saturated_.clear();
+    if (started_ && hand < last_hand_) {
+        // the server restarted: what was followed went with its pool
+        followed_.clear();
+        empty_.clear();
+        started_ = false;
+    }
+}
+
+void PoolObserver::finish_round(std::uint64_t hand, std::vector<std::uint64_t> &accesses) {
+    std::shuffle(accesses.begin(), accesses.end(), order_);
+    hand_before_last_ = started_ ? last_hand_ : hand;
+    last_hand_ = hand;
+    started_ = true;
+    ++rounds_;
+}
+
+} // namespace pg_cachectl
