@@ -2,7 +2,7 @@
 #
 #   make demo       install what the demo needs, build, start a throwaway cluster, walk through
 #   make test       install what the tests need, build, install, unit + regression + scenario
-#                   tests on the host's PostgreSQL (long tests shortened; about 10 minutes)
+#                   tests on the host's PostgreSQL (long tests shortened; 6-8 minutes measured)
 #   make test-all   the same on PostgreSQL 15, 17, 18 and 19 (what CI runs)
 #   make unittest   the core's Catch2 tests, no server needed
 #   make bench      install, run every benchmark, write bench/results/REPORT.md and plots
@@ -80,6 +80,7 @@ CORE_OBJS = \
 	src/core/bridge_common.o \
 	src/core/bridge_maps.o \
 	src/core/bridge_os_jobs.o \
+	src/core/bridge_pool_advice.o \
 	src/core/bridge_residency.o \
 	src/core/bridge_restore_plans.o \
 	src/core/buffer_scan.o \
@@ -92,6 +93,7 @@ CORE_OBJS = \
 	src/core/fork_files.o \
 	src/core/fork_prefetch.o \
 	src/core/os_page_cache.o \
+	src/core/pool_advice.o \
 	src/core/pool_observer.o \
 	src/core/pool_size_curve.o \
 	src/core/posix_handles.o \

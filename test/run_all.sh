@@ -120,7 +120,7 @@ else
 fi
 # Measured on a 2-core machine (docs/TESTING.md, "What a run costs").
 if [ ${#version_list[@]} -le 1 ]; then
-    echo "     Expect about 10 minutes (579 and 612 s measured, packages present)."
+    echo "     Expect about 6 to 8 minutes (342 to 480 s measured, packages present; 403 s on a fresh machine, apt included)."
 else
     echo "     Expect about 38 minutes with the other servers cached (2,207 and 2,274 s measured), 40 when they are made from nothing."
 fi

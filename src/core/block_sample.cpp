@@ -2,6 +2,7 @@
 #include "block_sample.hpp"
 
 #include "core_errors.hpp"
+#include "pg_cachectl/pool_advice.h"
 
 #include <cmath>
 
@@ -9,25 +10,13 @@ namespace pg_cachectl {
 
 namespace {
 
-// murmur3's 64-bit finalizer: every input bit reaches every output bit.
-std::uint64_t mix64(std::uint64_t value) noexcept {
-    value ^= value >> 33;
-    value *= 0xff51afd7ed558ccdULL;
-    value ^= value >> 33;
-    value *= 0xc4ceb9fe1a85ec53ULL;
-    value ^= value >> 33;
-    return value;
-}
-
 constexpr double two_to_the_64 = 18446744073709551616.0;
 
 } // namespace
 
 std::uint64_t block_identity_hash(const BlockIdentity &block) noexcept {
-    const std::uint64_t place = std::uint64_t{block.tablespace} << 32 | block.database;
-    const std::uint64_t file = std::uint64_t{block.relation} << 32 | block.block;
-    const std::uint64_t fork = static_cast<std::uint64_t>(static_cast<std::uint32_t>(block.fork)) + 1;
-    return mix64(place ^ mix64(file ^ fork * 0x9e3779b97f4a7c15ULL));
+    // one definition, the C ABI's: the sampler computes it inline in C
+    return cachectl_block_hash(block.tablespace, block.database, block.relation, block.fork, block.block);
 }
 
 BlockSample::BlockSample(double rate, std::size_t max_blocks) : max_blocks_(max_blocks) {

@@ -28,7 +28,8 @@ struct BlockIdentity {
 
 // A 64-bit hash of the identity, the same in every process and on every
 // major (tests pin values): neighbouring blocks and forks hash apart, so the
-// sample is no run of adjacent blocks.  Built on murmur3's 64-bit finalizer.
+// sample is no run of adjacent blocks.  pool_advice.h's cachectl_block_hash,
+// which the sampler calls inline in C.
 std::uint64_t block_identity_hash(const BlockIdentity &block) noexcept;
 
 class BlockSample {

@@ -29,8 +29,11 @@ PoolSizeCurve::PoolSizeCurve(std::int64_t pool_buffers, std::vector<double> size
 
 std::size_t PoolSizeCurve::miniature_buffers(double ratio) const {
     // The pool at this size holds ratio x NBuffers blocks, of which the
-    // sample's share is followed.
-    return static_cast<std::size_t>(std::llround(ratio * static_cast<double>(pool_buffers_) * sample_.rate()));
+    // sample's share is followed; never more than the sample can hold (a
+    // miniature that large evicts nothing, and memory stays bounded).
+    const double buffers = ratio * static_cast<double>(pool_buffers_) * sample_.rate();
+    const double most = static_cast<double>(sample_.max_blocks());
+    return static_cast<std::size_t>(std::llround(std::min(buffers, most)));
 }
 
 void PoolSizeCurve::access(std::uint64_t block_hash) {

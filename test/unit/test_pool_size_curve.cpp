@@ -5,6 +5,7 @@
 #include "clock_simulation.hpp"
 #include "core_errors.hpp"
 #include "pool_size_curve.hpp"
+#include "synthetic_pool.hpp"
 
 #include <catch2/catch.hpp>
 
@@ -17,35 +18,6 @@
 namespace pg_cachectl {
 namespace {
 
-// Blocks drawn with probability falling as rank^-skew (a zipfian load, as
-// pgbench's random_zipfian), ranks scattered over the relation's blocks.
-class ZipfianBlocks {
-  public:
-    ZipfianBlocks(std::uint32_t blocks, double skew, std::uint64_t seed) : random_(seed) {
-        cumulative_.reserve(blocks);
-        double sum = 0;
-        for (std::uint32_t rank = 1; rank <= blocks; ++rank)
-            cumulative_.push_back(sum += std::pow(rank, -skew));
-        for (double &value : cumulative_)
-            value /= sum;
-        block_of_rank_.resize(blocks);
-        for (std::uint32_t block = 0; block < blocks; ++block)
-            block_of_rank_[block] = block;
-        std::shuffle(block_of_rank_.begin(), block_of_rank_.end(), random_);
-    }
-    std::uint64_t next() {
-        const double uniform = static_cast<double>(random_() >> 11) * 0x1.0p-53;
-        const auto rank = std::lower_bound(cumulative_.begin(), cumulative_.end(), uniform) - cumulative_.begin();
-        const std::uint32_t block = block_of_rank_[std::min<std::size_t>(rank, block_of_rank_.size() - 1)];
-        return block_identity_hash(BlockIdentity{1663, 5, 16384, 0, block});
-    }
-
-  private:
-    std::mt19937_64 random_;
-    std::vector<double> cumulative_;
-    std::vector<std::uint32_t> block_of_rank_;
-};
-
 const std::vector<double> quarter_to_four{0.25, 0.5, 1, 2, 4};
 
 // The sampled curve, anchored at 1x to the full pool's hit ratio there (as
@@ -54,7 +26,7 @@ const std::vector<double> quarter_to_four{0.25, 0.5, 1, 2, 4};
 void check_against_full_pools(double skew, double rate, double bound, int accesses = 100000) {
     constexpr std::int64_t pool = 4000;
     constexpr std::uint32_t data_blocks = 16000; // 4x the pool
-    ZipfianBlocks load(data_blocks, skew, 41);
+    ZipfianBlocks load(data_blocks, skew, 41, true);
     PoolSizeCurve curve(pool, quarter_to_four, rate, 1 << 20);
     std::vector<ClockSimulation> full;
     for (const double ratio : quarter_to_four)
@@ -89,7 +61,7 @@ TEST_CASE("a full sample is the full simulation") {
 
 TEST_CASE("a bounded sample lowers its rate and keeps predicting") {
     constexpr std::int64_t pool = 8000;
-    ZipfianBlocks load(32000, 0.9, 43);
+    ZipfianBlocks load(32000, 0.9, 43, true);
     PoolSizeCurve curve(pool, quarter_to_four, 1.0, 1600); // at most 5 % of the blocks
     ClockSimulation full(pool);
     double full_hits = 0;
@@ -117,6 +89,15 @@ TEST_CASE("1x is always simulated and sizes come out in order") {
     CHECK(points[3].size_ratio == 4.0);
     CHECK(points[3].buffers == 4000);
     CHECK(points[1].hit_ratio() == 0); // nothing seen yet
+}
+
+TEST_CASE("no miniature holds more buffers than the sample has blocks") {
+    // a 2^40-buffer pool at rate 1/2 would ask for 2^41 buffers at 4x
+    PoolSizeCurve huge(std::int64_t{1} << 40, {4}, 0.5, 1000);
+    for (std::uint64_t block = 0; block < 5000; ++block)
+        huge.access(block_identity_hash(BlockIdentity{1663, 5, 16384, 0, static_cast<std::uint32_t>(block)}));
+    CHECK(huge.sampled_blocks() <= 1000);
+    CHECK(huge.points().back().buffers == std::int64_t{1} << 42);
 }
 
 TEST_CASE("a curve's arguments are checked") {
