@@ -364,8 +364,18 @@ foreach my $path (@shipped)
 }
 note('backed up: ' . join(', ', grep { defined $original{$_} } sort keys %original));
 
+# The installed server is never upgraded by this install (apt upgraded the
+# host's 15.18 to 15.20 here once, resolving the package's dependencies): its
+# packages are held while apt works, as scripts/install_deps.sh does, and
+# only the holds made here are released.
+my %already_held = map { $_ => 1 } split /\n/, `apt-mark showhold`;
+my @server_packages = map { /^ii\s+(\S+)$/ ? $1 : () } split /\n/,
+  `dpkg-query -W -f='\${db:Status-Abbrev} \${Package}\n' 'postgresql*' 'libpq*' 2>/dev/null`;
+my @held_here = grep { !$already_held{$_} } @server_packages;
+system('apt-mark', 'hold', @held_here) == 0 or die 'apt-mark hold failed' if @held_here;
 my $installed = run_logged("$work/install.log", 'apt-get', '-o', 'DPkg::Lock::Timeout=600',
 	'install', '-y', '-q', '--no-install-recommends', $deb);
+system('apt-mark', 'unhold', @held_here) == 0 or die 'apt-mark unhold failed' if @held_here;
 ok($installed, "apt-get install ./$package\_${version}_$arch.deb");
 is(package_state(), 'installed', "$package is installed");
 my ($verify_status, $verify) = run_capturing('dpkg', '--verify', $package);
