@@ -17,14 +17,7 @@ bool ClockSimulation::access(std::uint64_t key) {
         buffer.usage = std::min(buffer.usage + 1, max_usage_count);
         return true;
     }
-    std::size_t index;
-    if (!free_.empty()) {
-        index = free_.back();
-        free_.pop_back();
-    } else {
-        index = sweep_to_victim();
-        where_.erase(buffers_[index].key);
-    }
+    const std::size_t index = take_empty_buffer();
     buffers_[index] = Buffer{key, 1, true};
     where_.emplace(key, index);
     return false;
@@ -46,6 +39,19 @@ std::size_t ClockSimulation::sweep_to_victim() {
     }
 }
 
+std::size_t ClockSimulation::take_empty_buffer() {
+    if (!free_.empty()) {
+        const std::size_t index = free_.back();
+        free_.pop_back();
+        return index;
+    }
+    // every buffer in the pool holds a block: the sweep evicts one
+    const std::size_t index = sweep_to_victim();
+    where_.erase(buffers_[index].key);
+    buffers_[index] = Buffer{};
+    return index;
+}
+
 void ClockSimulation::empty_buffer(std::size_t index) {
     where_.erase(buffers_[index].key);
     buffers_[index] = Buffer{};
@@ -59,17 +65,7 @@ void ClockSimulation::forget(std::uint64_t key) {
 
 void ClockSimulation::resize(std::size_t buffers) {
     while (capacity_ > buffers) {
-        std::size_t gap;
-        if (!free_.empty()) {
-            gap = free_.back();
-            free_.pop_back();
-        } else {
-            // every buffer in the pool holds a block: the sweep picks one
-            gap = sweep_to_victim();
-            where_.erase(buffers_[gap].key);
-            buffers_[gap] = Buffer{};
-        }
-        retired_.push_back(gap);
+        retired_.push_back(take_empty_buffer());
         --capacity_;
     }
     std::vector<std::size_t> added;

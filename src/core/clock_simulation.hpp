@@ -48,6 +48,8 @@ class ClockSimulation {
 
     // The buffer the sweep takes: lowers counts until one is at 0.
     std::size_t sweep_to_victim();
+    // An empty buffer of the pool: the free list's, else the sweep's victim, evicted.
+    std::size_t take_empty_buffer();
     void empty_buffer(std::size_t index);
     // Removes the gaps: what is cached, in the order the hand meets it.
     void compact();
