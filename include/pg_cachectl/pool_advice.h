@@ -44,13 +44,17 @@ cachectl_block_hash(uint32_t tablespace, uint32_t database, uint32_t relation, i
 	return cachectl_mix64(place ^ cachectl_mix64(file ^ fork_code * UINT64_C(0x9e3779b97f4a7c15)));
 }
 
-/* One buffer header as read: number, block hash, BM_VALID, usage count. */
+/*
+ * One buffer header as read: number, block hash, BM_VALID, usage count, and
+ * the caller's key of the block's relation (per-relation curves use it).
+ */
 typedef struct cachectl_buffer_reading
 {
 	uint32_t	buffer;
 	uint64_t	block_hash;
 	bool		valid;
 	int32_t		usage;
+	uint64_t	relation;
 } cachectl_buffer_reading;
 
 /* One candidate size of the curve, as pool_size_curve.hpp's PoolSizePoint. */
@@ -102,12 +106,44 @@ CACHECTL_BRIDGE_API cachectl_status cachectl_pool_advice_observe(cachectl_pool_a
 CACHECTL_BRIDGE_API void cachectl_pool_advice_count_lowered(cachectl_pool_advice *advice,
 															uint32_t buffer) CACHECTL_NOEXCEPT;
 
+/*
+ * Whether the model needs this buffer's reading this round (it holds a
+ * sampled block, the model follows or watches the buffer, or it is empty
+ * and the watch has room): the others may be left out, so a large pool is
+ * not copied whole.  Asked after cachectl_pool_advice_buffers_to_read, for
+ * each buffer once.  False without a handle.
+ */
+CACHECTL_BRIDGE_API bool cachectl_pool_advice_wants_reading(cachectl_pool_advice *advice, uint32_t buffer,
+															bool valid, uint64_t block_hash) CACHECTL_NOEXCEPT;
+
+/* Buffers holding a sampled block, as last read (0 without a handle). */
+CACHECTL_BRIDGE_API int64_t cachectl_pool_advice_followed_buffers(const cachectl_pool_advice *advice) CACHECTL_NOEXCEPT;
+
 /* The curve so far: points[0..*count), sizes in increasing order. */
 CACHECTL_BRIDGE_API cachectl_status cachectl_pool_advice_points(const cachectl_pool_advice *advice,
 																cachectl_pool_size_point *points, size_t capacity,
 																size_t *count, double *sample_rate,
 																int64_t *sampled_blocks,
 																cachectl_error *error) CACHECTL_NOEXCEPT;
+
+/* One relation's accesses at one size (the curve's sizes, in order). */
+typedef struct cachectl_relation_size_point
+{
+	uint64_t	relation;		/* the readings' key */
+	double		size_ratio;
+	double		accesses;
+	double		hits;
+} cachectl_relation_size_point;
+
+/*
+ * Per relation: points[0..*count), by relation then size; *count is also
+ * set (to what is needed) when capacity is too small, which returns
+ * CACHECTL_INVALID_ARGUMENT.
+ */
+CACHECTL_BRIDGE_API cachectl_status cachectl_pool_advice_relation_points(const cachectl_pool_advice *advice,
+																		 cachectl_relation_size_point *points,
+																		 size_t capacity, size_t *count,
+																		 cachectl_error *error) CACHECTL_NOEXCEPT;
 
 /*
  * The hit ratio at each point, anchored at 1x to the measured hits and

@@ -66,7 +66,8 @@ cachectl_status cachectl_pool_advice_observe(cachectl_pool_advice *advice, uint6
         advice->readings.reserve(reading_count);
         for (size_t index = 0; index < reading_count; ++index)
             advice->readings.push_back(pg_cachectl::BufferReading{readings[index].buffer, readings[index].block_hash,
-                                                                  readings[index].valid, readings[index].usage});
+                                                                  readings[index].valid, readings[index].usage,
+                                                                  readings[index].relation});
         *told = static_cast<int64_t>(advice->model.observe(hand, advice->readings));
         const std::vector<std::uint32_t> &at_cap = advice->model.saturated_buffers();
         *saturated = at_cap.data();
@@ -78,6 +79,34 @@ cachectl_status cachectl_pool_advice_observe(cachectl_pool_advice *advice, uint6
 void cachectl_pool_advice_count_lowered(cachectl_pool_advice *advice, uint32_t buffer) noexcept {
     if (advice != nullptr)
         advice->model.count_lowered(buffer);
+}
+
+bool cachectl_pool_advice_wants_reading(cachectl_pool_advice *advice, uint32_t buffer, bool valid,
+                                         uint64_t block_hash) noexcept {
+    return advice != nullptr && advice->model.wants_reading(buffer, valid, block_hash);
+}
+
+int64_t cachectl_pool_advice_followed_buffers(const cachectl_pool_advice *advice) noexcept {
+    return advice == nullptr ? 0 : static_cast<int64_t>(advice->model.followed_buffers());
+}
+
+cachectl_status cachectl_pool_advice_relation_points(const cachectl_pool_advice *advice,
+                                                     cachectl_relation_size_point *points, size_t capacity,
+                                                     size_t *count, cachectl_error *error) noexcept {
+    return pg_cachectl::run_captured(error, [&] {
+        if (advice == nullptr || count == nullptr || (points == nullptr && capacity > 0))
+            throw pg_cachectl::InvalidArgument("a handle and places for the points are required");
+        const std::vector<std::uint64_t> relations = advice->model.relations();
+        const std::size_t sizes = advice->model.points().size();
+        *count = relations.size() * sizes;
+        if (*count > capacity)
+            throw pg_cachectl::InvalidArgument("room for every relation's points is required");
+        std::size_t at = 0;
+        for (const std::uint64_t relation : relations)
+            for (const pg_cachectl::PoolSizePoint &point : advice->model.relation_points(relation))
+                points[at++] = cachectl_relation_size_point{relation, point.size_ratio, point.accesses, point.hits};
+        return CACHECTL_OK;
+    });
 }
 
 cachectl_status cachectl_pool_advice_points(const cachectl_pool_advice *advice, cachectl_pool_size_point *points,

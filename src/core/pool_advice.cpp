@@ -3,6 +3,7 @@
 
 #include "core_errors.hpp"
 
+#include <iterator>
 #include <limits>
 #include <utility>
 
@@ -19,11 +20,32 @@ PoolAdvice::PoolAdvice(std::int64_t pool_buffers, std::vector<double> size_ratio
     : curve_(checked_buffers(pool_buffers), std::move(size_ratios), rate, max_sampled_blocks),
       observer_(checked_buffers(pool_buffers), full_read_every, seed) {}
 
+bool PoolAdvice::wants_reading(std::uint32_t buffer, bool valid, std::uint64_t block_hash) {
+    if (observer_.tracks(buffer))
+        return true;
+    if (valid)
+        return curve_.admits(block_hash);
+    if (observer_.watched_empty_buffers() + empty_offered_ >= PoolObserver::max_watched_empty_buffers)
+        return false;
+    ++empty_offered_;
+    return true;
+}
+
 std::size_t PoolAdvice::observe(std::uint64_t hand, const std::vector<BufferReading> &readings) {
+    for (const BufferReading &reading : readings)
+        if (reading.valid && curve_.admits(reading.block_hash))
+            relation_of_[reading.block_hash] = reading.relation;
     const std::vector<std::uint64_t> told =
         observer_.observe(hand, readings, [this](std::uint64_t hash) { return curve_.admits(hash); });
-    for (const std::uint64_t block_hash : told)
-        curve_.access(block_hash);
+    for (const std::uint64_t block_hash : told) {
+        const auto relation = relation_of_.find(block_hash);
+        curve_.access(block_hash, relation == relation_of_.end() ? 0 : relation->second);
+    }
+    // Bounded by the sample: when the threshold went down, the blocks it
+    // left out go too.
+    if (relation_of_.size() > 2 * curve_.sampled_blocks() + 1024)
+        for (auto entry = relation_of_.begin(); entry != relation_of_.end();)
+            entry = curve_.admits(entry->first) ? std::next(entry) : relation_of_.erase(entry);
     return told.size();
 }
 

@@ -54,7 +54,10 @@ void PoolObserver::read_one(std::uint64_t hand, const BufferReading &reading, bo
         return;
     const auto found = followed_.find(reading.buffer);
     if (!reading.valid) {
-        empty_[reading.buffer] = true;
+        // a pool just started is all empty: past the bound, the full
+        // reads find what the free list handed out
+        if (empty_.size() < max_watched_empty_buffers)
+            empty_[reading.buffer] = true;
         if (found != followed_.end())
             followed_.erase(found);
         return;

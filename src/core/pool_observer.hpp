@@ -25,16 +25,22 @@
 namespace pg_cachectl {
 
 // One buffer header as read: its buffer number, the hash of the block it
-// holds (block_sample.hpp), whether it holds a valid page, its usage count.
+// holds (block_sample.hpp), whether it holds a valid page, its usage count,
+// and the relation the block belongs to (the caller's key; the observer
+// does not use it).
 struct BufferReading {
     std::uint32_t buffer = 0;
     std::uint64_t block_hash = 0;
     bool valid = false;
     int usage = 0;
+    std::uint64_t relation = 0;
 };
 
 class PoolObserver {
   public:
+    // Empty buffers watched every round at most (memory stays bounded).
+    static constexpr std::size_t max_watched_empty_buffers = 16384;
+
     // pool_buffers: NBuffers (>= 1).  full_read_every: every that many
     // rounds every buffer is read (catches what the free list hands out
     // beside the buffers watched); at least 1.
@@ -66,6 +72,10 @@ class PoolObserver {
     // four passes of the hand to leave instead of five.
     const std::vector<std::uint32_t> &saturated_buffers() const { return saturated_; }
     void count_lowered(std::uint32_t buffer);
+
+    // Whether a reading of this buffer changes what the observer knows even
+    // when it holds no sampled block: it follows or watches it.
+    bool tracks(std::uint32_t buffer) const { return followed_.count(buffer) > 0 || empty_.count(buffer) > 0; }
 
     std::size_t followed_buffers() const { return followed_.size(); }
     std::size_t watched_empty_buffers() const { return empty_.size(); }

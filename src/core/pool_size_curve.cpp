@@ -36,7 +36,7 @@ std::size_t PoolSizeCurve::miniature_buffers(double ratio) const {
     return static_cast<std::size_t>(std::llround(std::min(buffers, most)));
 }
 
-void PoolSizeCurve::access(std::uint64_t block_hash) {
+void PoolSizeCurve::access(std::uint64_t block_hash, std::uint64_t group) {
     if (!sample_.admits(block_hash))
         return;
     const std::vector<std::uint64_t> dropped = sample_.follow(block_hash);
@@ -53,10 +53,19 @@ void PoolSizeCurve::access(std::uint64_t block_hash) {
             return;
     }
     const double weight = 1.0 / sample_.rate();
-    for (Size &size : sizes_) {
+    GroupCounts &counts = groups_[group];
+    if (counts.accesses.empty()) {
+        counts.accesses.assign(sizes_.size(), 0.0);
+        counts.hits.assign(sizes_.size(), 0.0);
+    }
+    for (std::size_t index = 0; index < sizes_.size(); ++index) {
+        Size &size = sizes_[index];
         size.accesses += weight;
-        if (size.pool.access(block_hash))
+        counts.accesses[index] += weight;
+        if (size.pool.access(block_hash)) {
             size.hits += weight;
+            counts.hits[index] += weight;
+        }
     }
 }
 
@@ -67,6 +76,25 @@ std::vector<PoolSizePoint> PoolSizeCurve::points() const {
         points.push_back(PoolSizePoint{size.ratio, static_cast<std::int64_t>(std::llround(size.ratio * pool_buffers_)),
                                        size.accesses, size.hits});
     return points;
+}
+
+std::vector<PoolSizePoint> PoolSizeCurve::group_points(std::uint64_t group) const {
+    std::vector<PoolSizePoint> points = this->points();
+    const auto found = groups_.find(group);
+    for (std::size_t index = 0; index < points.size(); ++index) {
+        points[index].accesses = found == groups_.end() ? 0 : found->second.accesses[index];
+        points[index].hits = found == groups_.end() ? 0 : found->second.hits[index];
+    }
+    return points;
+}
+
+std::vector<std::uint64_t> PoolSizeCurve::groups() const {
+    std::vector<std::uint64_t> keys;
+    keys.reserve(groups_.size());
+    for (const auto &[group, counts] : groups_)
+        keys.push_back(group);
+    std::sort(keys.begin(), keys.end());
+    return keys;
 }
 
 std::vector<double> anchored_hit_ratios(const std::vector<PoolSizePoint> &points, double measured_hits,

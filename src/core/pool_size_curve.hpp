@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace pg_cachectl {
@@ -33,13 +34,18 @@ class PoolSizeCurve {
     PoolSizeCurve(std::int64_t pool_buffers, std::vector<double> size_ratios, double rate,
                   std::size_t max_sampled_blocks);
 
-    // One access to a block by its identity hash; not sampled ones are
+    // One access to a block by its identity hash, counted also for its
+    // group (the sampler's: the block's relation); not sampled ones are
     // skipped (that is most of them: callers may test admits() first).
-    void access(std::uint64_t block_hash);
+    void access(std::uint64_t block_hash, std::uint64_t group = 0);
     bool admits(std::uint64_t block_hash) const { return sample_.admits(block_hash); }
 
     // Sizes in increasing order.
     std::vector<PoolSizePoint> points() const;
+    // The same for the accesses of one group (zero counts for a group never seen).
+    std::vector<PoolSizePoint> group_points(std::uint64_t group) const;
+    // Every group that had an access, in increasing order.
+    std::vector<std::uint64_t> groups() const;
     double sample_rate() const { return sample_.rate(); }
     std::size_t sampled_blocks() const { return sample_.followed_blocks(); }
 
@@ -50,11 +56,17 @@ class PoolSizeCurve {
         double accesses = 0;
         double hits = 0;
     };
+    // Per size (in sizes_' order): weighted accesses and hits of one group.
+    struct GroupCounts {
+        std::vector<double> accesses;
+        std::vector<double> hits;
+    };
     std::size_t miniature_buffers(double ratio) const;
 
     std::int64_t pool_buffers_;
     BlockSample sample_;
     std::vector<Size> sizes_;
+    std::unordered_map<std::uint64_t, GroupCounts> groups_;
 };
 
 // The predicted hit ratio at each point, anchored to the measured hits and

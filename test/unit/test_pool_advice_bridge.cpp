@@ -102,6 +102,90 @@ TEST_CASE("driven through the C ABI, a sampler round by round gets the C++ model
     cachectl_pool_advice_free(advice);
 }
 
+TEST_CASE("readings the model does not want can be left out; per relation the counts add up to the pool's") {
+    cachectl_error error{};
+    cachectl_pool_advice *every = nullptr, *wanted = nullptr;
+    REQUIRE(cachectl_pool_advice_create(pool, candidate_sizes.data(), candidate_sizes.size(), 0.2, 1 << 20, 50, 5,
+                                        &every, &error) == CACHECTL_OK);
+    REQUIRE(cachectl_pool_advice_create(pool, candidate_sizes.data(), candidate_sizes.size(), 0.2, 1 << 20, 50, 5,
+                                        &wanted, &error) == CACHECTL_OK);
+    HeaderPool server(pool);
+    ZipfianBlocks load(4 * pool, 0.8, 31, false);
+    std::vector<std::uint32_t> to_read(pool), to_read_wanted(pool);
+    std::size_t all_readings = 0, wanted_readings = 0;
+    std::int64_t told_every = 0, told_wanted = 0;
+    // one server, two drivers: the same headers, one hands them all over
+    const auto drive = [&](cachectl_pool_advice *advice, std::vector<std::uint32_t> &list, bool filter,
+                           std::size_t &handed, std::int64_t &told_total) {
+        size_t count = 0;
+        REQUIRE(cachectl_pool_advice_buffers_to_read(advice, server.hand(), list.data(), list.size(), &count,
+                                                     &error) == CACHECTL_OK);
+        std::vector<cachectl_buffer_reading> readings;
+        for (const BufferReading &header : server.read({list.begin(), list.begin() + count})) {
+            if (filter && !cachectl_pool_advice_wants_reading(advice, header.buffer, header.valid, header.block_hash))
+                continue;
+            readings.push_back(cachectl_buffer_reading{header.buffer, header.block_hash, header.valid, header.usage,
+                                                       header.block_hash % 3});
+        }
+        handed += readings.size();
+        std::int64_t told = 0;
+        const std::uint32_t *saturated = nullptr;
+        size_t saturated_count = 0;
+        REQUIRE(cachectl_pool_advice_observe(advice, server.hand(), readings.data(), readings.size(), &told,
+                                             &saturated, &saturated_count, &error) == CACHECTL_OK);
+        told_total += told;
+    };
+    for (int step = 0; step < 30000; ++step) {
+        server.access(load.next());
+        if ((step + 1) % (pool / 64) != 0)
+            continue;
+        drive(every, to_read, false, all_readings, told_every);
+        drive(wanted, to_read_wanted, true, wanted_readings, told_wanted);
+    }
+    CHECK(told_wanted == told_every);
+    CHECK(told_every > 0);
+    CHECK(wanted_readings < all_readings); // full reads: most headers hold no sampled block
+    CHECK(cachectl_pool_advice_followed_buffers(wanted) == cachectl_pool_advice_followed_buffers(every));
+    CHECK(cachectl_pool_advice_followed_buffers(wanted) > 0);
+    CHECK_FALSE(cachectl_pool_advice_wants_reading(nullptr, 0, true, 0));
+
+    std::vector<cachectl_pool_size_point> points(8), points_wanted(8);
+    size_t point_count = 0, wanted_count = 0;
+    double rate = 0;
+    std::int64_t sampled = 0;
+    REQUIRE(cachectl_pool_advice_points(every, points.data(), points.size(), &point_count, &rate, &sampled, &error) ==
+            CACHECTL_OK);
+    REQUIRE(cachectl_pool_advice_points(wanted, points_wanted.data(), points_wanted.size(), &wanted_count, &rate,
+                                        &sampled, &error) == CACHECTL_OK);
+    REQUIRE(point_count == wanted_count);
+    for (size_t index = 0; index < point_count; ++index)
+        CHECK(points_wanted[index].hits == points[index].hits);
+
+    size_t relation_count = 0;
+    CHECK(cachectl_pool_advice_relation_points(wanted, nullptr, 0, &relation_count, &error) ==
+          CACHECTL_INVALID_ARGUMENT);
+    REQUIRE(relation_count == 3 * point_count); // the keys 0, 1 and 2, every size
+    std::vector<cachectl_relation_size_point> per_relation(relation_count);
+    REQUIRE(cachectl_pool_advice_relation_points(wanted, per_relation.data(), per_relation.size(), &relation_count,
+                                                 &error) == CACHECTL_OK);
+    for (size_t size = 0; size < point_count; ++size) {
+        CAPTURE(size);
+        double accesses = 0, hits = 0;
+        for (size_t relation = 0; relation < 3; ++relation) {
+            const cachectl_relation_size_point &point = per_relation[relation * point_count + size];
+            CHECK(point.relation == relation);
+            CHECK(point.size_ratio == points[size].size_ratio);
+            CHECK(point.accesses > 0);
+            accesses += point.accesses;
+            hits += point.hits;
+        }
+        CHECK(accesses == Approx(points[size].accesses));
+        CHECK(hits == Approx(points[size].hits));
+    }
+    cachectl_pool_advice_free(every);
+    cachectl_pool_advice_free(wanted);
+}
+
 TEST_CASE("misuse of the C ABI comes back as a status with the facts") {
     cachectl_error error{};
     cachectl_pool_advice *advice = nullptr;
