@@ -12,11 +12,19 @@
 EXTENSION = pg_cachectl
 MODULE_big = pg_cachectl
 DATA = sql/pg_cachectl--1.0.sql sql/pg_cachectl--1.1.sql sql/pg_cachectl--1.2.sql sql/pg_cachectl--1.3.sql \
-       sql/pg_cachectl--1.0--1.1.sql sql/pg_cachectl--1.1--1.2.sql sql/pg_cachectl--1.2--1.3.sql
+       sql/pg_cachectl--1.4.sql \
+       sql/pg_cachectl--1.0--1.1.sql sql/pg_cachectl--1.1--1.2.sql sql/pg_cachectl--1.2--1.3.sql \
+       sql/pg_cachectl--1.3--1.4.sql
 PGFILEDESC = "pg_cachectl - see and control shared buffers and the OS page cache"
 
 SHIM_OBJS = \
 	src/pg/pg_cachectl.o \
+	src/pg/advice/advice_anchors.o \
+	src/pg/advice/advice_pool_watch.o \
+	src/pg/advice/advice_sampler.o \
+	src/pg/advice/advice_settings.o \
+	src/pg/advice/advice_sql.o \
+	src/pg/advice/advice_state.o \
 	src/pg/api/action_progress.o \
 	src/pg/api/block_runs.o \
 	src/pg/api/call_arguments.o \
@@ -133,7 +141,8 @@ REGRESS = \
 	metrics_errors \
 	autowarm \
 	read_sources \
-	relation_reads
+	relation_reads \
+	advice
 
 # The shim includes its own headers by area ("api/api.h"), the C ABI as
 # "pg_cachectl/bridge.h".

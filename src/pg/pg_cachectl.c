@@ -10,6 +10,7 @@
 #include "miscadmin.h"
 #include "utils/guc.h"
 
+#include "advice/advice.h"
 #include "api/api.h"
 #include "autowarm/autowarm.h"
 #include "autowarm/autowarm_drop_database.h"
@@ -33,6 +34,8 @@ _PG_init(void)
 	relation_reads_init(process_shared_preload_libraries_in_progress);
 	if (process_shared_preload_libraries_in_progress)
 		relation_reads_install_hooks();
+	/* the sizing advice: settings always, its sampler and memory when preloaded */
+	advice_init(process_shared_preload_libraries_in_progress);
 	MarkGUCPrefixReserved("cachectl");
 
 	/* EXPLAIN (ANALYZE, CACHECTL_READS) on 18 and later, however the library was loaded */

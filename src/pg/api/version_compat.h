@@ -49,6 +49,10 @@
  * first), so keeping them changes nothing today; clearing one that was set
  * would lose a wake-up, keeping one costs at most an empty wake-up pass.
  *
+ * CACHECTL_SWAP_BUFFER_STATE is the compare-and-swap PinBuffer and the
+ * clock sweep change the word with (the sizing advice lowers a usage count
+ * with it).
+ *
  * CACHECTL_RETURN_TO_FREE_LIST hands an invalidated, unpinned buffer to the
  * free list; 19 has none: its clock sweep takes an unpinned buffer whose
  * usage count is 0, which an invalidated buffer is.
@@ -58,6 +62,8 @@
 typedef uint64 CachectlBufferState;
 
 #define CACHECTL_READ_BUFFER_STATE(desc)	pg_atomic_read_u64(&(desc)->state)
+#define CACHECTL_SWAP_BUFFER_STATE(desc, expected, wanted) \
+	pg_atomic_compare_exchange_u64(&(desc)->state, (expected), (wanted))
 #define CACHECTL_UNLOCK_BUFFER_HEADER(desc, state) UnlockBufHdr(desc)
 #define CACHECTL_UNLOCK_BUFFER_HEADER_INVALIDATED(desc, state) \
 	((void) UnlockBufHdrExt((desc), (state), 0, \
@@ -71,6 +77,8 @@ typedef uint64 CachectlBufferState;
 typedef uint32 CachectlBufferState;
 
 #define CACHECTL_READ_BUFFER_STATE(desc)	pg_atomic_read_u32(&(desc)->state)
+#define CACHECTL_SWAP_BUFFER_STATE(desc, expected, wanted) \
+	pg_atomic_compare_exchange_u32(&(desc)->state, (expected), (wanted))
 #define CACHECTL_UNLOCK_BUFFER_HEADER(desc, state) UnlockBufHdr((desc), (state))
 #define CACHECTL_UNLOCK_BUFFER_HEADER_INVALIDATED(desc, state) \
 	UnlockBufHdr((desc), (state) & ~(BUF_FLAG_MASK | BUF_USAGECOUNT_MASK))

@@ -67,6 +67,9 @@ extern bool relation_reads_available(void);
  */
 extern RelationReadsEntry *relation_reads_copy(int *count, RelationReadsEntry *overflow, TimestampTz *reset_at);
 
+/* The word the reports use for a relkind ('\0': "other"). */
+extern const char *relation_reads_kind_name(char relkind);
+
 /* Empties the table; returns the reset's time. */
 extern TimestampTz relation_reads_reset(void);
 

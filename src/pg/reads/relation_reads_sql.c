@@ -31,8 +31,8 @@ require_shared_memory(void)
 				 errhint("Add pg_cachectl to shared_preload_libraries, restart the server and set cachectl.track_reads = on.")));
 }
 
-static const char *
-kind_name(char relkind)
+const char *
+relation_reads_kind_name(char relkind)
 {
 	switch (relkind)
 	{
@@ -104,7 +104,7 @@ put_row(ReturnSetInfo *rsinfo, const RelationReadsEntry *entry, bool overflow, T
 	c++;
 	values[c] = text_or_null(overflow ? NULL : relation, &nulls[c]);
 	c++;
-	values[c++] = CStringGetTextDatum(overflow ? "not counted apart" : kind_name(entry->relkind));
+	values[c++] = CStringGetTextDatum(overflow ? "not counted apart" : relation_reads_kind_name(entry->relkind));
 	values[c++] = Int64GetDatum(entry->shared_hit_blocks);
 	values[c++] = Int64GetDatum(entry->reads.read_blocks);
 	values[c++] = Int64GetDatum(entry->reads.os_hit_blocks);
