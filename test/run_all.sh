@@ -172,7 +172,7 @@ run_suite() {
     local line
     line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1)
     echo "${line:-died}" >>"$dir/counts"
-    grep -E '^FAILED: ' "$log" | head -n 20 >>"$dir/failures"
+    grep -E '^FAILED: ' "$log" | head -n 40 >>"$dir/failures"
     grep -E '^tap-time: ' "$log" >>"$dir/tap-times" || true
 }
 

@@ -502,5 +502,12 @@ pg_cachectl_advice_sampler_main(Datum main_arg)
 	}
 	PG_END_TRY();
 	end_window(&sampler);
-	proc_exit(0);
+	/*
+	 * Exit 1, not 0: a sampler terminated by someone (pg_terminate_backend)
+	 * comes back after SAMPLER_RETRY_SECONDS with a new window, as one that
+	 * failed does; exit 0 would unregister it until the server restarts.
+	 * cachectl.track_advice = off is the way to stop sampling.  At shutdown
+	 * the postmaster restarts nothing.
+	 */
+	proc_exit(1);
 }
