@@ -39,6 +39,7 @@
 #include "advice/advice_sampler.h"
 #include "advice/advice_settings.h"
 #include "advice/advice_state.h"
+#include "api/version_compat.h"
 #include "pg_cachectl/pool_advice.h"
 
 #define SAMPLER_RETRY_SECONDS 10
@@ -426,7 +427,7 @@ pg_cachectl_advice_sampler_main(Datum main_arg)
 	work = AllocSetContextCreate(TopMemoryContext, "pg_cachectl advice sampler", ALLOCSET_DEFAULT_SIZES);
 
 	SpinLockAcquire(&advice_shared->mutex);
-	advice_shared->sampler_pgprocno = MyProc->pgprocno;
+	advice_shared->sampler_pgprocno = CACHECTL_MY_PROC_NUMBER;
 	SpinLockRelease(&advice_shared->mutex);
 	before_shmem_exit(leave_shared_state, 0);
 

@@ -11,9 +11,11 @@
  */
 #include "postgres.h"
 
+#include "access/htup_details.h"
 #include "access/xlog.h"
 #include "catalog/pg_class.h"
 #include "catalog/pg_tablespace_d.h"
+#include "catalog/pg_type.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -24,6 +26,7 @@
 #include "utils/lsyscache.h"
 #include "utils/syscache.h"
 #include "utils/timestamp.h"
+#include "utils/tuplestore.h"
 #if PG_VERSION_NUM >= 160000
 #include "utils/relfilenumbermap.h"
 #define CACHECTL_RELID_BY_FILE_NUMBER(tablespace, number) RelidByRelfilenumber((tablespace), (number))

@@ -168,4 +168,15 @@ typedef uint32 CachectlBufferState;
 #define CACHECTL_MAKE_RANGE(typcache, lower, upper) make_range((typcache), (lower), (upper), false)
 #endif
 
+/*
+ * CACHECTL_MY_PROC_NUMBER: this process's index among the PGPROCs, to wake
+ * it through GetPGProcByNumber(); 17 made it a global (MyProcNumber) and
+ * dropped PGPROC's pgprocno.
+ */
+#if PG_VERSION_NUM >= 170000
+#define CACHECTL_MY_PROC_NUMBER MyProcNumber
+#else
+#define CACHECTL_MY_PROC_NUMBER (MyProc->pgprocno)
+#endif
+
 #endif							/* PG_CACHECTL_VERSION_COMPAT_H */
