@@ -28,7 +28,7 @@ if [ "$QUICK" = 1 ]; then RUNS=${RUNS:-1}; else RUNS=${RUNS:-3}; fi
 OUT=${BENCH_OUT:-$HERE/results}
 export PG_CONFIG=${PG_CONFIG:-pg_config} QUICK TMPDIR=${TMPDIR:-/tmp}
 SCRIPTS=(os_residency evict evict_sweep os_prefetch both_layers metrics autowarm snapshot_poll snapshot_load
-    read_sources relation_reads)
+    read_sources relation_reads advice)
 [ -n "${BENCH_ONLY:-}" ] && read -r -a SCRIPTS <<<"$BENCH_ONLY"
 
 # settings_for NAME — sets settings, the environment NAME.sh runs with (QUICK
@@ -48,6 +48,7 @@ settings_for() {
         # its rounds are many short pgbench runs, not repetitions of one
         # measurement: its own defaults (36 rounds of 2 s; QUICK: 3 of 1 s)
         relation_reads) settings=() ;;
+        advice) settings=(RUNS="$RUNS") ;;   # each run: five sizes, two loads
         *) return 1 ;;
     esac
 }

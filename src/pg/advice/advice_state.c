@@ -88,6 +88,8 @@ TimestampTz
 advice_request_reset(void)
 {
 	int			pgprocno;
+	/* read before the request: the window it starts never begins earlier */
+	TimestampTz requested_at = GetCurrentTimestamp();
 
 	SpinLockAcquire(&advice_shared->mutex);
 	advice_shared->reset_requests++;
@@ -95,7 +97,7 @@ advice_request_reset(void)
 	SpinLockRelease(&advice_shared->mutex);
 	if (pgprocno >= 0)
 		SetLatch(&GetPGProcByNumber(pgprocno)->procLatch);
-	return GetCurrentTimestamp();
+	return requested_at;
 }
 
 uint64

@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# bench/advice.sh — how right and how cheap the sizing advice is (issue 39).
+#
+# Accuracy: pgbench at scale SCALE (default 32: about 480 MB of accounts and
+# their index, 3.75 times a 128 MB pool), two loads, RUNS runs each:
+#   uniform   pgbench -S;
+#   zipfian   the same lookup with aid = permute(random_zipfian(1, n, 1.01))
+#             (a skewed load whose hot accounts are spread over the table).
+# Per run: the server at 128 MB with cachectl.track_advice on, the load
+# warm for WARM_SECONDS, reset_advice(), the load for WINDOW_SECONDS, then
+# the predictions for 32, 64, 256 and 512 MB.  Then for each size: the
+# server restarted at that size with the advice off, the same load warm
+# for WARM_SECONDS, then measured for WINDOW_SECONDS:
+# blks_hit / (blks_hit + blks_read) of pg_stat_database.  The goal: an
+# absolute error of at most 0.03 at every size, for both loads, every run.
+#
+# Cost: at 128 MB with the uniform load, pgbench -S with the advice on
+# against off, ROUNDS rounds of SECONDS_PER_RUN s, alternating which goes
+# first (goal on/off >= 0.98), after as many rounds of off against off (the
+# noise floor); the sampler's CPU and memory as advice_status() reports
+# them.  The setting is switched by a reload (it is the one sampler's).
+#
+# Settings (environment): QUICK=1 (scale 8 from a 32 MB pool, 1 run, short
+# windows: a check that it runs, not a figure), RUNS (default 3), SCALE,
+# WARM_SECONDS (default 20), WINDOW_SECONDS (default 40), ROUNDS (default
+# 12), SECONDS_PER_RUN (default 5), CLIENTS (default 2), LOADS (default
+# "uniform zipfian"), PG_CONFIG, TMPDIR.  A benchmark, not a test.
+set -euo pipefail
+export LC_ALL=C
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=bench_common.sh
+. "$HERE/bench_common.sh"
+
+if [ "${QUICK:-0}" = 1 ]; then
+    RUNS=${RUNS:-1} SCALE=${SCALE:-8} WARM_SECONDS=${WARM_SECONDS:-5} WINDOW_SECONDS=${WINDOW_SECONDS:-10}
+    ROUNDS=${ROUNDS:-2} SECONDS_PER_RUN=${SECONDS_PER_RUN:-2} BASE_MB=${BASE_MB:-32}
+fi
+RUNS=${RUNS:-3}
+SCALE=${SCALE:-32}
+WARM_SECONDS=${WARM_SECONDS:-20}
+WINDOW_SECONDS=${WINDOW_SECONDS:-40}
+ROUNDS=${ROUNDS:-12}
+SECONDS_PER_RUN=${SECONDS_PER_RUN:-5}
+CLIENTS=${CLIENTS:-2}
+BASE_MB=${BASE_MB:-128}
+SIZES_MB=("$((BASE_MB / 4))" "$((BASE_MB / 2))" "$((BASE_MB * 2))" "$((BASE_MB * 4))")
+command -v "$PG_BINDIR/pgbench" >/dev/null || die "no pgbench in $PG_BINDIR"
+
+verdict() { if awk "BEGIN { exit !($1) }"; then echo PASS; else echo MISS; fi; }
+
+# restart_at MB TRACK — the server restarted with shared_buffers MB and
+# cachectl.track_advice TRACK (the last lines of postgresql.conf win)
+restart_at() {
+    printf "shared_buffers = '%sMB'\ncachectl.track_advice = %s\n" "$1" "$2" |
+        as_postgres tee -a "$CLUSTER_DIR/data/postgresql.conf" >/dev/null
+    as_postgres "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -m fast -w restart >/dev/null
+}
+
+# load LOAD SECONDS — the load for SECONDS on CLIENTS clients; prints its TPS
+load() {
+    local options=(-S)
+    [ "$1" = zipfian ] && options=(-f "$WORK/zipfian.sql")
+    local out
+    out=$(as_postgres "$PG_BINDIR/pgbench" -n "${options[@]}" -c "$CLIENTS" -j "$CLIENTS" -T "$2" \
+        -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres 2>&1) || die "pgbench failed: $out"
+    awk '/^tps = / { print $3; exit }' <<<"$out"
+}
+
+# the sessions of a load gone (they flush their counters as they exit)
+wait_for_load_gone() {
+    local i
+    for i in $(seq 1 100); do
+        [ "$(sql -c "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'pgbench'")" = 0 ] && return 0
+        sleep 0.1
+    done
+    die "pgbench's sessions did not end"
+}
+
+database_counts() { sql -c "SELECT sum(blks_hit) || ' ' || sum(blks_read) FROM pg_stat_database"; }
+
+bench_start advice
+say "advice: the sizing advice's predictions against real runs, and its cost"
+say "  machine: $(machine_summary)"
+cat >"$WORK/zipfian.sql" <<'EOF'
+\set naccounts 100000 * :scale
+\set aid permute(random_zipfian(1, :naccounts, 1.01), :naccounts)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+EOF
+chmod 644 "$WORK/zipfian.sql"
+
+cluster_start "$WORK/cluster" "shared_buffers = ${BASE_MB}MB" "shared_preload_libraries = 'pg_cachectl'" \
+    "cachectl.track_advice = on" "cachectl.track_reads = on" "max_wal_size = 4GB" "track_counts = on" >/dev/null
+sql -c "CREATE EXTENSION pg_cachectl" >/dev/null
+as_postgres "$PG_BINDIR/pgbench" -i -q -s "$SCALE" -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres \
+    >/dev/null 2>&1 || die "pgbench -i failed"
+sql -c "VACUUM ANALYZE" -c "CHECKPOINT" >/dev/null
+# the data set in the page cache: the runs differ in shared_buffers only
+sql -c "SELECT count(*) FROM cachectl.os_prefetch('pgbench_accounts')" \
+    -c "SELECT count(*) FROM cachectl.os_prefetch('pgbench_accounts_pkey')" >/dev/null
+data_mb=$(sql -c "SELECT (pg_total_relation_size('pgbench_accounts') / 1048576)::int")
+say "  PostgreSQL $(sql -c 'SHOW server_version'), pgbench scale $SCALE: pgbench_accounts and its index $data_mb MB ($(fmt "$data_mb / $BASE_MB" 2) times the ${BASE_MB} MB pool); $CLIENTS clients; warm ${WARM_SECONDS} s, windows of ${WINDOW_SECONDS} s; $RUNS runs per load"
+emit_info premises "scale=$SCALE data_mb=$data_mb base_mb=$BASE_MB clients=$CLIENTS warm=$WARM_SECONDS window=$WINDOW_SECONDS runs=$RUNS"
+
+worst=0
+for workload in ${LOADS:-uniform zipfian}; do
+    for run in $(seq 1 "$RUNS"); do
+        restart_at "$BASE_MB" on
+        load "$workload" "$WARM_SECONDS" >/dev/null
+        sql -c "SELECT cachectl.reset_advice()" >/dev/null
+        for i in $(seq 1 100); do
+            [ "$(sql -c "SELECT window_reason = 'reset_advice()' FROM cachectl.advice_status")" = t ] && break
+            sleep 0.1
+        done
+        read -r hit0 read0 <<<"$(database_counts)"
+        tps=$(load "$workload" "$WINDOW_SECONDS")
+        wait_for_load_gone
+        sleep 2.5   # the sampler publishes every second
+        read -r hit1 read1 <<<"$(database_counts)"
+        measured_base=$(calc "($hit1 - $hit0) / ($hit1 - $hit0 + $read1 - $read0)")
+        sizes_sql=$(printf '%s,' "${SIZES_MB[@]}" "$BASE_MB")
+        predictions=$(sql -c "SELECT string_agg((pool_bytes / 1048576)::int || '=' || coalesce(round(hit_ratio::numeric, 4)::text, 'null'), ' ' ORDER BY pool_bytes)
+                                FROM cachectl.shared_buffers_advice(ARRAY(SELECT m::bigint * 1048576 FROM unnest('{${sizes_sql%,}}'::int[]) AS m))")
+        predicted_base=$(tr ' ' '\n' <<<"$predictions" | awk -F= -v s="$BASE_MB" '$1 == s { print $2 }')
+        say "  $workload, run $run: at ${BASE_MB} MB $(fmt "$tps" 0) TPS, window hit ratio $(num "$measured_base" 4), advice at 1x $predicted_base; predicted: $predictions"
+        emit_sample one_x_error "$workload" "${BASE_MB}MB" "$(calc "$predicted_base - $measured_base")" ""
+        for size in "${SIZES_MB[@]}"; do
+            predicted=$(tr ' ' '\n' <<<"$predictions" | awk -F= -v s="$size" '$1 == s { print $2 }')
+            restart_at "$size" off
+            load "$workload" "$WARM_SECONDS" >/dev/null
+            read -r hit0 read0 <<<"$(database_counts)"
+            tps=$(load "$workload" "$WINDOW_SECONDS")
+            wait_for_load_gone
+            read -r hit1 read1 <<<"$(database_counts)"
+            real=$(calc "($hit1 - $hit0) / ($hit1 - $hit0 + $read1 - $read0)")
+            error=$(calc "$predicted - $real")
+            abs=$(calc "$error < 0 ? -$error : $error")
+            worst=$(calc "$abs > $worst ? $abs : $worst")
+            say "    ${size} MB: predicted $predicted, real $(num "$real" 4) ($(fmt "$tps" 0) TPS), error $(num "$error" 4)"
+            emit_sample absolute_error "$workload" "${size}MB" "$abs" ""
+        done
+    done
+done
+say "  accuracy: the worst absolute error over every size, load and run $(num "$worst" 4) (goal ≤ 0.03): $(verdict "$worst <= 0.03")"
+emit_goal "predicted shared-buffer hit ratio at 1/4x, 1/2x, 2x, 4x of ${BASE_MB} MB against real runs, both loads, $RUNS runs: worst absolute error <= 0.03" \
+    "worst $(num "$worst" 4)" "" "$(num "$worst" 4)" "$(verdict "$worst <= 0.03")"
+
+# ---- cost ----
+restart_at "$BASE_MB" on
+load uniform "$WARM_SECONDS" >/dev/null
+# run TRACK — one pgbench -S run with the advice TRACK (a reload switches it)
+run() {
+    sql -c "ALTER SYSTEM SET cachectl.track_advice = $1" -c "SELECT pg_reload_conf()" >/dev/null
+    sleep 0.5   # the sampler reads the reload on its next round
+    load uniform "$SECONDS_PER_RUN"
+}
+measure() {
+    local name=$1 a_way=$2 b_way=$3 ratios=() a b
+    for round in $(seq 1 "$ROUNDS"); do
+        if [ $((round % 2)) = 1 ]; then a=$(run "$a_way"); b=$(run "$b_way"); else b=$(run "$b_way"); a=$(run "$a_way"); fi
+        ratios+=("$(calc "$b / $a")")
+        emit_sample tps_ratio "$name" "${BASE_MB}MB" "${ratios[-1]}" ×
+        say "    round $round: $a_way $(fmt "$a" 0) TPS, $b_way $(fmt "$b" 0) TPS"
+    done
+    RATIO=$(median_of "${ratios[@]}")
+    say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×"
+}
+measure "off against off (noise floor)" off off
+floor=$RATIO
+cpu0=$(sql -c "SELECT sampler_cpu_seconds FROM cachectl.advice_status")
+measure "on against off" off on
+sql -c "ALTER SYSTEM SET cachectl.track_advice = on" -c "SELECT pg_reload_conf()" >/dev/null
+sleep 1.5
+read -r cpu1 memory followed rate <<<"$(sql -c "SELECT sampler_cpu_seconds || ' ' || memory_bytes || ' ' || followed_buffers || ' ' || round(sample_rate::numeric, 4) FROM cachectl.advice_status")"
+say "  cost: on/off $(fmt "$RATIO" 3)× (floor off/off $(fmt "$floor" 3)×; goal ≥ 0.98): $(verdict "$RATIO >= 0.98"); the sampler: rate $rate, $followed buffers followed, $(fmt "$memory / 1048576" 1) MB, $(fmt "$cpu1 - $cpu0" 2) CPU s over the on-against-off rounds (its windows restart at each reload)"
+emit_goal "pgbench -S at ${BASE_MB} MB: track_advice on / off >= 0.98 (alternating runs, median of the rounds' TPS ratios)" \
+    "on / off $(fmt "$RATIO" 3)" "floor: off / off $(fmt "$floor" 3)" "$(fmt "$RATIO" 3)" "$(verdict "$RATIO >= 0.98")"
+emit_info sampler_memory_bytes "$memory"
+
+# ---- memory at a 16 GB pool ----
+# The shared memory of a 16 GB pool is reserved, not touched, by the start;
+# the sampler's own memory is what advice_status() estimates and what the
+# kernel counts as its private resident memory (RssAnon).
+restart_at 16384 on
+load uniform "$SECONDS_PER_RUN" >/dev/null
+sleep 1.5
+read -r memory pid followed rate <<<"$(sql -c "SELECT memory_bytes || ' ' || sampler_pid || ' ' || followed_buffers || ' ' || round(sample_rate::numeric, 5) FROM cachectl.advice_status")"
+rss_kb=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status")
+say "  memory at shared_buffers 16 GB: the sampler reports $(fmt "$memory / 1048576" 1) MB, the kernel counts $(fmt "$rss_kb / 1024" 1) MB private resident (rate $rate, $followed buffers followed; goal ≤ 64 MB): $(verdict "$memory <= 64 * 1048576 && $rss_kb <= 64 * 1024")"
+emit_goal "the sampler's memory at shared_buffers 16 GB <= 64 MB" \
+    "reported $(fmt "$memory / 1048576" 1) MB, RssAnon $(fmt "$rss_kb / 1024" 1) MB" "" "$(fmt "$rss_kb / 1024" 1)" \
+    "$(verdict "$memory <= 64 * 1048576 && $rss_kb <= 64 * 1024")"
