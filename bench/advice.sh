@@ -5,7 +5,9 @@
 # their index, 3.75 times a 128 MB pool), two loads, RUNS runs each:
 #   uniform   pgbench -S;
 #   zipfian   the same lookup with aid = permute(random_zipfian(1, n, 1.01))
-#             (a skewed load whose hot accounts are spread over the table).
+#             (a skewed load whose hot accounts are spread over the table);
+#   gaussian  (not by default) aid = random_gaussian(1, n, 2.0): the middle
+#             of the table hot.
 # Per run: the server at 128 MB with cachectl.track_advice on, the load
 # warm for WARM_SECONDS, reset_advice(), the load for WINDOW_SECONDS, then
 # the predictions for 32, 64, 256 and 512 MB.  Then for each size: the
@@ -60,7 +62,8 @@ restart_at() {
 # load LOAD SECONDS — the load for SECONDS on CLIENTS clients; prints its TPS
 load() {
     local options=(-S)
-    [ "$1" = zipfian ] && options=(-f "$WORK/zipfian.sql")
+    # a custom script gets :scale only from -D (its default is 1)
+    [ "$1" = uniform ] || options=(-f "$WORK/$1.sql" -D "scale=$SCALE")
     local out
     out=$(as_postgres "$PG_BINDIR/pgbench" -n "${options[@]}" -c "$CLIENTS" -j "$CLIENTS" -T "$2" \
         -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres 2>&1) || die "pgbench failed: $out"
@@ -87,7 +90,12 @@ cat >"$WORK/zipfian.sql" <<'EOF'
 \set aid permute(random_zipfian(1, :naccounts, 1.01), :naccounts)
 SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
 EOF
-chmod 644 "$WORK/zipfian.sql"
+cat >"$WORK/gaussian.sql" <<'EOF'
+\set naccounts 100000 * :scale
+\set aid random_gaussian(1, :naccounts, 2.0)
+SELECT abalance FROM pgbench_accounts WHERE aid = :aid;
+EOF
+chmod 644 "$WORK/zipfian.sql" "$WORK/gaussian.sql"
 
 cluster_start "$WORK/cluster" "shared_buffers = ${BASE_MB}MB" "shared_preload_libraries = 'pg_cachectl'" \
     "cachectl.track_advice = on" "cachectl.track_reads = on" "max_wal_size = 4GB" "track_counts = on" >/dev/null
@@ -134,7 +142,7 @@ for workload in ${LOADS:-uniform zipfian}; do
             read -r hit1 read1 <<<"$(database_counts)"
             real=$(calc "($hit1 - $hit0) / ($hit1 - $hit0 + $read1 - $read0)")
             error=$(calc "$predicted - $real")
-            abs=$(calc "$error < 0 ? -$error : $error")
+            abs=$(calc "($error) < 0 ? -($error) : ($error)")
             worst=$(calc "$abs > $worst ? $abs : $worst")
             say "    ${size} MB: predicted $predicted, real $(num "$real" 4) ($(fmt "$tps" 0) TPS), error $(num "$error" 4)"
             emit_sample absolute_error "$workload" "${size}MB" "$abs" ""
