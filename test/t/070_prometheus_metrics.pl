@@ -25,6 +25,8 @@
 #   at the start, are one each (the query is master: the postgres DSN reads
 #   the cluster-wide view once), equal cachectl.relation_reads, read > 0 and
 #   read = os_hit + device_read + unsplit_read;
+# - the sizing advice's series (cachectl.track_advice = on): one per size,
+#   0.25x to 4x, their pool_bytes those of cachectl.shared_buffers_advice;
 # - the autowarm series equal cachectl.autowarm_status (a NULL column is NaN),
 #   labelled by the database only; the state is its own series, one per
 #   state, 1 for the current one;
@@ -91,6 +93,7 @@ shared_preload_libraries = 'pg_cachectl'
 cachectl.autowarm = on
 cachectl.autowarm_interval = '2s'
 cachectl.track_reads = on
+cachectl.track_advice = on
 });
 $node->start;
 $node->safe_psql(
@@ -439,6 +442,14 @@ for my $table ([qw(postgres r)], [qw(app a)])
 	is($rest ? $rest->{value}[1] : 'absent', '0', "$table->[0]/$table->[1]: os_hit + device_read + unsplit_read = read");
 }
 
+# The sizing advice: one series per size through the postgres DSN (master),
+# the pool sizes SQL gives.
+series_equal_sql('pg_cachectl_advice_pool_bytes', 'postgres',
+	q{SELECT string_agg(size || '=' || pool_bytes, ' ' ORDER BY size COLLATE "C")
+  FROM (SELECT rtrim(rtrim(to_char(size_ratio, 'FM9990.999'), '0'), '.') || 'x' AS size, pool_bytes
+        FROM cachectl.shared_buffers_advice) s},
+	sub { $_[0]{size} }, 'pg_cachectl_advice_pool_bytes: one series per size, 0.25x to 4x, equal to shared_buffers_advice');
+
 # Every shipped rule is loaded and evaluated without an error.
 my $rules_checked = poll_until(
 	sub {
@@ -453,9 +464,9 @@ is_deeply(
 	[ map { "$_->{name}: $_->{health}" . ($_->{lastError} ? " ($_->{lastError})" : '') } @{ $rules_checked // [] } ],
 	[   map { "$_: ok" }
 		  qw(PgCachectlOsCacheHalved PgCachectlAutowarmFailing PgCachectlAutowarmSnapshotStale
-		  pg_cachectl:relation_page_cache_share:rate5m)
+		  PgCachectlBiggerPoolHalvesReads pg_cachectl:relation_page_cache_share:rate5m)
 	],
-	'Prometheus evaluates the three shipped alerting rules and the recording rule, health ok');
+	'Prometheus evaluates the four shipped alerting rules and the recording rule, health ok');
 
 # Stop both servers here (END does it too if something above died).
 for my $server (reverse @servers)

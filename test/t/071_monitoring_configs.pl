@@ -16,9 +16,11 @@
 #   rest GAUGE) and no label repeats its metric's prefix;
 # - postgres_exporter's and pg_exporter's files make the same metrics with
 #   the same labels from the same SQL; pgwatch's the same value columns;
-# - a query of the cluster-wide cachectl.relation_reads runs once per server
+# - a query of the cluster-wide cachectl.relation_reads or of the server's
+#   sizing advice (cachectl.shared_buffers_advice) runs once per server
 #   (postgres_exporter `master`, pg_exporter tag `cluster`, pgwatch
-#   is_instance_level and tagged database), the others in every database;
+#   is_instance_level; relation_reads' rows tagged with their database), the
+#   others in every database;
 # - pg_exporter's collectors carry the extension:pg_cachectl tag and a
 #   min_version the server meets; pgwatch's metrics have SQL for this major,
 #   epoch_ns first, tag_ labels, declared gauges, and its preset names only
@@ -58,6 +60,7 @@ $node->append_conf(
 shared_preload_libraries = 'pg_cachectl'
 cachectl.autowarm = on
 cachectl.track_reads = on
+cachectl.track_advice = on
 });
 $node->start;
 $node->safe_psql(
@@ -85,6 +88,9 @@ DROP TABLE again;
 CREATE TABLE again AS SELECT 2 AS id;
 SELECT count(*) FROM again;
 });
+# the sizing advice has a window on both servers (each samples its own pool)
+ok($_->poll_query_until('postgres', q{SELECT window_started IS NOT NULL FROM cachectl.advice_status}),
+	'the sizing advice has a window on the ' . $_->name) for $node, $standby;
 is($node->safe_psql('postgres', q{SELECT count(*) FROM cachectl.relation_reads WHERE relation = 'again'}),
 	'2', 'cachectl.relation_reads has two rows of table again (one dropped)');
 my $server_version_num = $node->safe_psql('postgres', 'SHOW server_version_num');
@@ -153,8 +159,8 @@ sub exporter_metrics
 			like($metric, qr/^pg_cachectl_[a-z][a-z0-9_]*[a-z0-9]$/, "$tool: $metric is a lower snake case pg_cachectl_ name");
 			is($usage, $name =~ /_total$/ ? 'COUNTER' : 'GAUGE',
 				"$tool: $metric is " . ($name =~ /_total$/ ? 'a COUNTER (_total)' : 'a GAUGE'));
-			like($metric, qr/_(bytes|seconds|total|relations|running|skipped|standby|active)$/,
-				"$tool: $metric ends in its unit (bytes, seconds), what it counts, or the 0/1 it flags");
+			like($metric, qr/_(bytes|seconds|total|relations|running|skipped|standby|active|ratio|bytes_per_second)$/,
+				"$tool: $metric ends in its unit (bytes, seconds, a ratio, a predicted rate), what it counts, or the 0/1 it flags");
 			unlike($metric, qr/_(kb|mb|gb|kib|mib|blocks|pages|ms|milliseconds)(_|$)/,
 				"$tool: $metric uses base units");
 			push @values, $metric;
@@ -174,8 +180,8 @@ sub exporter_metrics
 
 my @postgres_exporter_metrics = exporter_metrics('postgres_exporter');
 my @pg_exporter_metrics = exporter_metrics('pg_exporter');
-is(scalar @postgres_exporter_metrics, 31,
-	'postgres_exporter makes 31 metrics (6 per kind, 1 top list, 17 autowarm, 1 autowarm state, 6 relation reads)');
+is(scalar @postgres_exporter_metrics, 36,
+	'postgres_exporter makes 36 metrics (6 per kind, 1 top list, 17 autowarm, 1 autowarm state, 6 relation reads, 5 sizing advice)');
 is_deeply([ grep { /^pg_cachectl_autowarm_/ && /[{,](state|role)[,}]/ } @postgres_exporter_metrics ],
 	['pg_cachectl_autowarm_state_active{database,state}'],
 	'only the state series has a state label; no autowarm series has role');
@@ -198,7 +204,7 @@ for my $query_name (sort keys %{ $config{postgres_exporter} })
 	# databases auto-discovery adds); the others in every database.
 	my $master = $config{postgres_exporter}{$query_name}{master};
 	my $cluster_tag = grep { $_ eq 'cluster' } @{ $collector->{tags} // [] };
-	if ($config{postgres_exporter}{$query_name}{query} =~ /\bcachectl\.relation_reads\b/)
+	if ($config{postgres_exporter}{$query_name}{query} =~ /\bcachectl\.(relation_reads|shared_buffers_advice)\b/)
 	{
 		ok($master, "postgres_exporter $query_name: master, so its cluster-wide rows come once, not per database");
 		ok($cluster_tag, "pg_exporter $query_name: tagged cluster, so it runs once, not per database");
@@ -239,9 +245,12 @@ for my $metric_name (sort keys %{ $config{pgwatch}{metrics} })
 	my $sql = $metric->{sqls}{$major};
 	my @columns = map { [ split /:/ ] } split /,/, columns_of($sql);
 	is($columns[0][0] . ':' . $columns[0][1], 'epoch_ns:bigint', "pgwatch $metric_name: epoch_ns first");
-	if ($sql =~ /\bcachectl\.relation_reads\b/)
+	if ($sql =~ /\bcachectl\.(relation_reads|shared_buffers_advice)\b/)
 	{
 		ok($metric->{is_instance_level}, "pgwatch $metric_name: cluster-wide, is_instance_level");
+	}
+	if ($sql =~ /\bcachectl\.relation_reads\b/)
+	{
 		ok((grep { $_->[0] eq 'tag_database' } @columns),
 			"pgwatch $metric_name: cluster-wide, so tagged with each row's database");
 	}
