@@ -181,3 +181,40 @@ say "The whole database at a glance (a view: one pass over the pool, no relation
 echo_sql "SELECT relation, kind, pg_size_pretty(size_bytes) AS size, pg_size_pretty(shared_bytes) AS shared,
                  pg_size_pretty(os_bytes) AS os_cache, pg_size_pretty(both_bytes) AS cached_twice
           FROM cachectl.database_status ORDER BY size_bytes DESC LIMIT 5;"
+
+say "Part 3 — size shared_buffers from evidence: what would another pool size give?"
+# restart_with LINES... — the cluster restarted with these settings (the last line of a name wins)
+restart_with() {
+    printf '%s\n' "$@" | as_postgres tee -a "$demo_dir/data/postgresql.conf" >/dev/null
+    as_postgres "$PG_BINDIR/pg_ctl" -D "$demo_dir/data" -l "$demo_dir/server.log" -m fast -w restart >/dev/null
+}
+pgbench_select() {
+    as_postgres "$PG_BINDIR/pgbench" -n -S -c 2 -j 2 -T "$1" -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres 2>&1 |
+        awk '/^tps = / { printf "(pgbench -S: %.0f transactions per second)\n", $3 }'
+}
+hit_ratio_sql="SELECT sum(blks_hit) AS hit, sum(blks_read) AS read FROM pg_stat_database"
+echo "A 32 MB pool serving pgbench's 120 MB of accounts, the sampler on (it needs the library preloaded):"
+restart_with "shared_preload_libraries = 'pg_cachectl'" "shared_buffers = 32MB" "cachectl.track_advice = on" "cachectl.track_reads = on"
+as_postgres "$PG_BINDIR/pgbench" -i -q -s 8 -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres >/dev/null 2>&1
+pgbench_select 15 >/dev/null   # warm
+sql "SELECT cachectl.reset_advice();" >/dev/null
+sleep 1
+pgbench_select 30
+sleep 2   # the sampler publishes every second
+echo_sql "SELECT pg_size_pretty(pool_bytes) AS pool, round(hit_ratio::numeric, 4) AS hit_ratio,
+                 round(read_blocks_per_second) AS reads_per_s, round(observed_seconds) AS seconds, basis
+          FROM cachectl.shared_buffers_advice;"
+predicted=$(cluster_psql -At -c "SELECT round(hit_ratio::numeric, 4) FROM cachectl.shared_buffers_advice WHERE size_ratio = 2")
+say "Which relations a bigger pool would help most"
+echo_sql "SELECT relation, kind, round(hit_ratio::numeric, 3) AS hit_ratio_at_2x,
+                 round(read_blocks_saved_per_second) AS reads_saved_per_s
+          FROM cachectl.relation_advice(3) WHERE size_ratio = 2;"
+say "Now the real thing: restart at 64 MB (2x), the same load warm, and measure"
+restart_with "shared_buffers = 64MB" "cachectl.track_advice = off"
+pgbench_select 15 >/dev/null   # warm
+read -r hit_before read_before <<<"$(cluster_psql -At -F ' ' -c "$hit_ratio_sql")"
+pgbench_select 30
+sleep 1
+read -r hit_after read_before_end <<<"$(cluster_psql -At -F ' ' -c "$hit_ratio_sql")"
+awk -v h="$((hit_after - hit_before))" -v r="$((read_before_end - read_before))" -v p="$predicted" 'BEGIN {
+    printf "measured at 64 MB: hit ratio %.4f (blks_hit / (blks_hit + blks_read) over the 30 s); predicted at 32 MB for 2x: %s\n", h / (h + r), p }'

@@ -22,6 +22,7 @@
  */
 #include "postgres.h"
 
+#include "catalog/pg_class.h"
 #include "commands/dbcommands.h"
 #include "miscadmin.h"
 #include "port/atomics.h"
@@ -551,4 +552,26 @@ relation_reads_reset(void)
 	pg_atomic_fetch_add_u64(&shared->generation, 1);
 	LWLockRelease(shared->lock);
 	return now;
+}
+
+const char *
+relation_reads_kind_name(char relkind)
+{
+	switch (relkind)
+	{
+		case '\0':
+			return "other";
+		case RELKIND_RELATION:
+			return "table";
+		case RELKIND_INDEX:
+			return "index";
+		case RELKIND_TOASTVALUE:
+			return "toast table";
+		case RELKIND_MATVIEW:
+			return "materialized view";
+		case RELKIND_SEQUENCE:
+			return "sequence";
+		default:
+			return "relation";
+	}
 }

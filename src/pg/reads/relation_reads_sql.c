@@ -31,28 +31,6 @@ require_shared_memory(void)
 				 errhint("Add pg_cachectl to shared_preload_libraries, restart the server and set cachectl.track_reads = on.")));
 }
 
-const char *
-relation_reads_kind_name(char relkind)
-{
-	switch (relkind)
-	{
-		case '\0':
-			return "other";
-		case RELKIND_RELATION:
-			return "table";
-		case RELKIND_INDEX:
-			return "index";
-		case RELKIND_TOASTVALUE:
-			return "toast table";
-		case RELKIND_MATVIEW:
-			return "materialized view";
-		case RELKIND_SEQUENCE:
-			return "sequence";
-		default:
-			return "relation";
-	}
-}
-
 static Datum
 text_or_null(const char *value, bool *isnull)
 {
