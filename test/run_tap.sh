@@ -165,13 +165,16 @@ for test in "${tests[@]}"; do
 done
 echo "tap: all files in $((SECONDS - started_all)) s"
 # Which assertions failed, after the logs so a reader of the tail sees them;
-# for a file that died, where and why (Perl's "... at FILE line N." and
-# Test::More's "exited with N just after M"), cut to 300 characters: CI
-# keeps only the tail of a run.
-awk '/^==== test\/t\// { file = $2 }
+# for a file that died, the 8 lines before Test::More's "exited with N just
+# after M" (where and why: the die's message), each cut to 300 characters:
+# CI keeps only the tail of a run.
+awk '/^==== test\/t\// { file = $2; kept = 0 }
      /^not ok [0-9]+/ { print "FAILED: " file ": " $0 }
-     / at [^ ]+ line [0-9]+\.?$/ && !/^(ok|not ok|#)/ { print "FAILED: " file ": died: " substr($0, 1, 300) }
-     /^# Looks like your test exited with/ { print "FAILED: " file ": " $0 }
+     /^# Looks like your test exited with/ {
+         for (i = (kept > 8 ? kept - 8 : 0); i < kept; i++) print "FAILED: " file ": | " substr(last[i % 8], 1, 300)
+         print "FAILED: " file ": " $0
+     }
+     !/^(ok|not ok) [0-9]+/ && !/^# Looks like/ { last[kept % 8] = $0; kept++ }
      /^Dubious, test returned/ { print "FAILED: " file ": " $0 }' "$workdir/prove.out"
 echo "tap: $passed passed, $failed failed"
 exit "$status"
