@@ -25,7 +25,8 @@
 # Settings (environment): QUICK=1 (scale 8 from a 32 MB pool, 1 run, short
 # windows: a check that it runs, not a figure), RUNS (default 3), SCALE,
 # WARM_SECONDS (default 20), WINDOW_SECONDS (default 40), ROUNDS (default
-# 12), SECONDS_PER_RUN (default 5), CLIENTS (default 2), LOADS (default
+# 12), SECONDS_PER_RUN (default 5), CLIENTS (default 2), PARTS (default
+# "accuracy cost memory"), LOADS (default
 # "uniform zipfian"), PG_CONFIG, TMPDIR.  A benchmark, not a test.
 set -euo pipefail
 export LC_ALL=C
@@ -111,7 +112,10 @@ say "  PostgreSQL $(sql -c 'SHOW server_version'), pgbench scale $SCALE: pgbench
 emit_info premises "scale=$SCALE data_mb=$data_mb base_mb=$BASE_MB clients=$CLIENTS warm=$WARM_SECONDS window=$WINDOW_SECONDS runs=$RUNS"
 
 worst=0
+PARTS=${PARTS:-accuracy cost memory}
+[[ " $PARTS " == *" accuracy "* ]] || LOADS=none
 for workload in ${LOADS:-uniform zipfian}; do
+    [ "$workload" = none ] && continue
     for run in $(seq 1 "$RUNS"); do
         restart_at "$BASE_MB" on
         load "$workload" "$WARM_SECONDS" >/dev/null
@@ -149,11 +153,12 @@ for workload in ${LOADS:-uniform zipfian}; do
         done
     done
 done
-say "  accuracy: the worst absolute error over every size, load and run $(num "$worst" 4) (goal ≤ 0.03): $(verdict "$worst <= 0.03")"
-emit_goal "predicted shared-buffer hit ratio at 1/4x, 1/2x, 2x, 4x of ${BASE_MB} MB against real runs, both loads, $RUNS runs: worst absolute error <= 0.03" \
+[ "${LOADS:-}" = none ] || say "  accuracy: the worst absolute error over every size, load and run $(num "$worst" 4) (goal ≤ 0.03): $(verdict "$worst <= 0.03")"
+[ "${LOADS:-}" = none ] || emit_goal "predicted shared-buffer hit ratio at 1/4x, 1/2x, 2x, 4x of ${BASE_MB} MB against real runs, both loads, $RUNS runs: worst absolute error <= 0.03" \
     "worst $(num "$worst" 4)" "" "$(num "$worst" 4)" "$(verdict "$worst <= 0.03")"
 
 # ---- cost ----
+if [[ " $PARTS " == *" cost "* ]]; then
 restart_at "$BASE_MB" on
 load uniform "$WARM_SECONDS" >/dev/null
 # run TRACK — one pgbench -S run with the advice TRACK (a reload switches it)
@@ -180,15 +185,17 @@ measure "on against off" off on
 sql -c "ALTER SYSTEM SET cachectl.track_advice = on" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 1.5
 read -r cpu1 memory followed rate <<<"$(sql -c "SELECT sampler_cpu_seconds || ' ' || memory_bytes || ' ' || followed_buffers || ' ' || round(sample_rate::numeric, 4) FROM cachectl.advice_status")"
-say "  cost: on/off $(fmt "$RATIO" 3)× (floor off/off $(fmt "$floor" 3)×; goal ≥ 0.98): $(verdict "$RATIO >= 0.98"); the sampler: rate $rate, $followed buffers followed, $(fmt "$memory / 1048576" 1) MB, $(fmt "$cpu1 - $cpu0" 2) CPU s over the on-against-off rounds (its windows restart at each reload)"
+say "  cost: on/off $(fmt "$RATIO" 3)× (floor off/off $(fmt "$floor" 3)×; goal ≥ 0.98): $(verdict "$RATIO >= 0.98"); the sampler: rate $rate, $followed buffers followed, $(fmt "$memory / 1048576" 1) MB, $(fmt "$cpu1 - $cpu0" 2) CPU s over the $ROUNDS runs with it on: $(fmt "($cpu1 - $cpu0) * 100 / ($ROUNDS * $SECONDS_PER_RUN)" 1) % of one CPU while on (its windows restart at each reload)"
 emit_goal "pgbench -S at ${BASE_MB} MB: track_advice on / off >= 0.98 (alternating runs, median of the rounds' TPS ratios)" \
     "on / off $(fmt "$RATIO" 3)" "floor: off / off $(fmt "$floor" 3)" "$(fmt "$RATIO" 3)" "$(verdict "$RATIO >= 0.98")"
 emit_info sampler_memory_bytes "$memory"
+fi
 
 # ---- memory at a 16 GB pool ----
 # The shared memory of a 16 GB pool is reserved, not touched, by the start;
 # the sampler's own memory is what advice_status() estimates and what the
 # kernel counts as its private resident memory (RssAnon).
+[[ " $PARTS " == *" memory "* ]] || exit 0
 restart_at 16384 on
 load uniform "$SECONDS_PER_RUN" >/dev/null
 sleep 1.5

@@ -55,6 +55,7 @@ typedef struct cachectl_buffer_reading
 	bool		valid;
 	int32_t		usage;
 	uint64_t	relation;
+	bool		pinned;			/* a backend held a pin when it was read */
 } cachectl_buffer_reading;
 
 /* One candidate size of the curve, as pool_size_curve.hpp's PoolSizePoint. */
@@ -115,6 +116,14 @@ CACHECTL_BRIDGE_API void cachectl_pool_advice_count_lowered(cachectl_pool_advice
  */
 CACHECTL_BRIDGE_API bool cachectl_pool_advice_wants_reading(cachectl_pool_advice *advice, uint32_t buffer,
 															bool valid, uint64_t block_hash) CACHECTL_NOEXCEPT;
+
+/*
+ * A buffer of the swept range to read again next round: one whose reading
+ * the model did not want but that was pinned when read (a victim in the
+ * middle of changing blocks), or whose header could not be read.  Nothing
+ * without a handle.
+ */
+CACHECTL_BRIDGE_API void cachectl_pool_advice_recheck(cachectl_pool_advice *advice, uint32_t buffer) CACHECTL_NOEXCEPT;
 
 /* Buffers holding a sampled block, as last read (0 without a handle). */
 CACHECTL_BRIDGE_API int64_t cachectl_pool_advice_followed_buffers(const cachectl_pool_advice *advice) CACHECTL_NOEXCEPT;

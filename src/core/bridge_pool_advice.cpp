@@ -86,6 +86,16 @@ bool cachectl_pool_advice_wants_reading(cachectl_pool_advice *advice, uint32_t b
     return advice != nullptr && advice->model.wants_reading(buffer, valid, block_hash);
 }
 
+void cachectl_pool_advice_recheck(cachectl_pool_advice *advice, uint32_t buffer) noexcept {
+    if (advice != nullptr) {
+        try {
+            advice->model.recheck(buffer);
+        } catch (...) {
+            // out of memory for one more entry: the next full read covers it
+        }
+    }
+}
+
 int64_t cachectl_pool_advice_followed_buffers(const cachectl_pool_advice *advice) noexcept {
     return advice == nullptr ? 0 : static_cast<int64_t>(advice->model.followed_buffers());
 }

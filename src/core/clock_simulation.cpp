@@ -12,14 +12,14 @@ ClockSimulation::ClockSimulation(std::size_t buffers) {
 bool ClockSimulation::access(std::uint64_t key) {
     if (capacity_ == 0)
         return false;
-    if (const auto found = where_.find(key); found != where_.end()) {
-        Buffer &buffer = buffers_[found->second];
+    if (const std::size_t found = where_.find(key); found != BlockSlotMap::absent) {
+        Buffer &buffer = buffers_[found];
         buffer.usage = std::min(buffer.usage + 1, max_usage_count);
         return true;
     }
     const std::size_t index = take_empty_buffer();
     buffers_[index] = Buffer{key, 1, true};
-    where_.emplace(key, index);
+    where_.insert(key, index);
     return false;
 }
 
@@ -59,8 +59,8 @@ void ClockSimulation::empty_buffer(std::size_t index) {
 }
 
 void ClockSimulation::forget(std::uint64_t key) {
-    if (const auto found = where_.find(key); found != where_.end())
-        empty_buffer(found->second);
+    if (const std::size_t found = where_.find(key); found != BlockSlotMap::absent)
+        empty_buffer(found);
 }
 
 void ClockSimulation::resize(std::size_t buffers) {
@@ -98,7 +98,7 @@ void ClockSimulation::compact() {
     retired_.clear();
     for (std::size_t index = 0; index < kept.size(); ++index) {
         buffers_[index] = kept[index];
-        where_.emplace(kept[index].key, index);
+        where_.insert(kept[index].key, index);
     }
     for (std::size_t index = capacity_; index > kept.size(); --index)
         free_.push_back(index - 1);

@@ -9,9 +9,10 @@
 #pragma once
 #include "server_free.hpp"
 
+#include "block_slot_map.hpp"
+
 #include <cstddef>
 #include <cstdint>
-#include <unordered_map>
 #include <vector>
 
 namespace pg_cachectl {
@@ -37,7 +38,7 @@ class ClockSimulation {
 
     std::size_t buffers() const { return capacity_; }
     std::size_t cached() const { return where_.size(); }
-    bool holds(std::uint64_t key) const { return where_.count(key) != 0; }
+    bool holds(std::uint64_t key) const { return where_.find(key) != BlockSlotMap::absent; }
 
   private:
     struct Buffer {
@@ -58,7 +59,7 @@ class ClockSimulation {
     std::size_t capacity_ = 0;
     std::vector<std::size_t> free_;    // empty buffers in use as the pool's
     std::vector<std::size_t> retired_; // gaps left by shrinking
-    std::unordered_map<std::uint64_t, std::size_t> where_;
+    BlockSlotMap where_; // block key -> its buffer
     std::size_t hand_ = 0;
 };
 

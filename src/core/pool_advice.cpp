@@ -32,11 +32,10 @@ bool PoolAdvice::wants_reading(std::uint32_t buffer, bool valid, std::uint64_t b
 }
 
 std::size_t PoolAdvice::observe(std::uint64_t hand, const std::vector<BufferReading> &readings) {
-    for (const BufferReading &reading : readings)
-        if (reading.valid && curve_.admits(reading.block_hash))
-            relation_of_[reading.block_hash] = reading.relation;
     const std::vector<std::uint64_t> told =
         observer_.observe(hand, readings, [this](std::uint64_t hash) { return curve_.admits(hash); });
+    for (const PoolObserver::EnteredBlock &entered : observer_.entered_blocks())
+        relation_of_.try_emplace(entered.block_hash, entered.relation);
     for (const std::uint64_t block_hash : told) {
         const auto relation = relation_of_.find(block_hash);
         curve_.access(block_hash, relation == relation_of_.end() ? 0 : relation->second);

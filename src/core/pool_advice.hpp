@@ -36,6 +36,8 @@ class PoolAdvice {
     // watch has room.  Others may be left out of observe()'s readings (a pool
     // of millions need not be copied).  Call after buffers_to_read().
     bool wants_reading(std::uint32_t buffer, bool valid, std::uint64_t block_hash);
+    // A buffer to read again next round (PoolObserver::recheck).
+    void recheck(std::uint32_t buffer) { observer_.recheck(buffer); }
 
     const std::vector<std::uint32_t> &saturated_buffers() const { return observer_.saturated_buffers(); }
     void count_lowered(std::uint32_t buffer) { observer_.count_lowered(buffer); }

@@ -20,23 +20,40 @@ std::vector<std::uint32_t> PoolObserver::buffers_to_read(std::uint64_t hand) {
     // The first round, a hand that went back (the server restarted) and
     // every full_read_every-th round: all of them.
     const bool everything =
-        !started_ || hand < last_hand_ || rounds_ % full_read_every_ == 0 || hand - hand_before_last_ >= pool_buffers_;
+        !started_ || hand < last_hand_ || rounds_ % full_read_every_ == 0 || hand - last_hand_ >= pool_buffers_;
     if (everything) {
+        recheck_.clear();
         buffers.resize(pool_buffers_);
         for (std::uint32_t buffer = 0; buffer < pool_buffers_; ++buffer)
             buffers[buffer] = buffer;
         return buffers;
     }
-    // Swept since the round before last: a victim the hand took just
-    // before the last reading may have got its block after it.
-    for (std::uint64_t position = hand_before_last_; position < hand; ++position)
-        buffers.push_back(static_cast<std::uint32_t>(position % pool_buffers_));
+    // Swept since the last round (a victim still changing hands then was
+    // named by recheck() and comes again below), then the followed, watched
+    // and rechecked ones not listed yet: each once, by a stamp per buffer
+    // (a sort of the list cost the sampler a tenth of its time).
+    if (++round_stamp_ == 0) {
+        std::fill(listed_in_.begin(), listed_in_.end(), 0);
+        round_stamp_ = 1;
+    }
+    if (listed_in_.size() != pool_buffers_)
+        listed_in_.assign(pool_buffers_, 0);
+    const auto add = [&](std::uint32_t buffer) {
+        if (buffer < pool_buffers_ && listed_in_[buffer] != round_stamp_) {
+            listed_in_[buffer] = round_stamp_;
+            buffers.push_back(buffer);
+        }
+    };
+    buffers.reserve(static_cast<std::size_t>(hand - last_hand_) + followed_.size() + empty_.size() + recheck_.size());
+    for (std::uint64_t position = last_hand_; position < hand; ++position)
+        add(static_cast<std::uint32_t>(position % pool_buffers_));
     for (const auto &[buffer, followed] : followed_)
-        buffers.push_back(buffer);
+        add(buffer);
     for (const auto &[buffer, unused] : empty_)
-        buffers.push_back(buffer);
-    std::sort(buffers.begin(), buffers.end());
-    buffers.erase(std::unique(buffers.begin(), buffers.end()), buffers.end());
+        add(buffer);
+    for (const std::uint32_t buffer : recheck_)
+        add(buffer);
+    recheck_.clear();
     return buffers;
 }
 
@@ -84,6 +101,7 @@ void PoolObserver::read_one(std::uint64_t hand, const BufferReading &reading, bo
     // the hits that raised its count since.
     accesses.insert(accesses.end(), static_cast<std::size_t>(1 + std::max(usage - 1, 0)), reading.block_hash);
     followed_[reading.buffer] = Followed{reading.block_hash, usage, hand};
+    entered_.push_back(EnteredBlock{reading.block_hash, reading.relation});
     if (usage == 5)
         saturated_.push_back(reading.buffer);
 }
@@ -95,17 +113,18 @@ void PoolObserver::count_lowered(std::uint32_t buffer) {
 
 void PoolObserver::begin_round(std::uint64_t hand) {
     saturated_.clear();
+    entered_.clear();
     if (started_ && hand < last_hand_) {
         // the server restarted: what was followed went with its pool
         followed_.clear();
         empty_.clear();
+        recheck_.clear();
         started_ = false;
     }
 }
 
 void PoolObserver::finish_round(std::uint64_t hand, std::vector<std::uint64_t> &accesses) {
     std::shuffle(accesses.begin(), accesses.end(), order_);
-    hand_before_last_ = started_ ? last_hand_ : hand;
     last_hand_ = hand;
     started_ = true;
     ++rounds_;

@@ -48,8 +48,20 @@ class PoolObserver {
 
     // The buffers to read this round, the clock hand being at `hand`: its
     // position counted from the server's start (complete passes x NBuffers
-    // + the victim index), never going back.  Sorted, each once.
+    // + the victim index), never going back.  Each once: those swept since
+    // the last round (in the hand's order), then the followed and watched
+    // ones, and those recheck() named last round.
     std::vector<std::uint32_t> buffers_to_read(std::uint64_t hand);
+
+    // A buffer of this round's swept range to read again next round: pinned
+    // when read (a victim the hand took may still hold its old block while
+    // its backend writes it out, and get its new one after this reading) or
+    // not readable (its header locked every try).  Bounded as the empty
+    // watch is.
+    void recheck(std::uint32_t buffer) {
+        if (recheck_.size() < max_watched_empty_buffers)
+            recheck_.push_back(buffer);
+    }
 
     // The readings of those buffers (in any order; others are ignored).
     // sampled(block_hash) tells which blocks are followed.  Returns the
@@ -71,6 +83,15 @@ class PoolObserver {
     // the next hit then shows.  The cost: a sampled block at the cap needs
     // four passes of the hand to leave instead of five.
     const std::vector<std::uint32_t> &saturated_buffers() const { return saturated_; }
+
+    // The sampled blocks new to their buffer this round, with the relation
+    // their reading named: a block's relation is learnt once, not at every
+    // reading.
+    struct EnteredBlock {
+        std::uint64_t block_hash;
+        std::uint64_t relation;
+    };
+    const std::vector<EnteredBlock> &entered_blocks() const { return entered_; }
     void count_lowered(std::uint32_t buffer);
 
     // Whether a reading of this buffer changes what the observer knows even
@@ -97,11 +118,14 @@ class PoolObserver {
     std::uint32_t full_read_every_;
     std::uint64_t rounds_ = 0;
     bool started_ = false;
-    std::uint64_t hand_before_last_ = 0; // where the hand was two rounds ago
     std::uint64_t last_hand_ = 0;
+    std::vector<std::uint32_t> recheck_;
+    std::vector<std::uint32_t> listed_in_; // per buffer: the round that listed it last
+    std::uint32_t round_stamp_ = 0;
     std::unordered_map<std::uint32_t, Followed> followed_;
     std::unordered_map<std::uint32_t, bool> empty_;
     std::vector<std::uint32_t> saturated_;
+    std::vector<EnteredBlock> entered_;
     std::mt19937_64 order_;
 };
 

@@ -50,7 +50,7 @@ TEST_CASE("driven through the C ABI, a sampler round by round gets the C++ model
                                                      &error) == CACHECTL_OK);
         readings.clear();
         for (const BufferReading &header : server.read({to_read.begin(), to_read.begin() + count}))
-            readings.push_back(cachectl_buffer_reading{header.buffer, header.block_hash, header.valid, header.usage});
+            readings.push_back(cachectl_buffer_reading{header.buffer, header.block_hash, header.valid, header.usage, 0, false});
         std::int64_t told = 0;
         const std::uint32_t *saturated = nullptr;
         size_t saturated_count = 0;
@@ -125,7 +125,7 @@ TEST_CASE("readings the model does not want can be left out; per relation the co
             if (filter && !cachectl_pool_advice_wants_reading(advice, header.buffer, header.valid, header.block_hash))
                 continue;
             readings.push_back(cachectl_buffer_reading{header.buffer, header.block_hash, header.valid, header.usage,
-                                                       header.block_hash % 3});
+                                                       header.block_hash % 3, false});
         }
         handed += readings.size();
         std::int64_t told = 0;

@@ -143,10 +143,15 @@ TEST_CASE("the buffers read are the swept range, the followed and the empty ones
     PoolObserver sparse(100, 1000, 1);
     sparse.observe(0, first, [](std::uint64_t) { return false; });
     sparse.observe(3, {}, [](std::uint64_t) { return false; });
-    // swept since the round before last: [0, 5)
-    CHECK(sparse.buffers_to_read(5) == std::vector<std::uint32_t>{0, 1, 2, 3, 4, 50});
-    // the hand went round once since the round before last: all of them
-    CHECK(sparse.buffers_to_read(100).size() == 100);
+    // swept since the last round: [3, 5)
+    CHECK(sparse.buffers_to_read(5) == std::vector<std::uint32_t>{3, 4, 50});
+    // a buffer named by recheck() comes once more, in the next list only
+    sparse.recheck(70);
+    sparse.recheck(4);
+    CHECK(sparse.buffers_to_read(5) == std::vector<std::uint32_t>{3, 4, 50, 70});
+    CHECK(sparse.buffers_to_read(5) == std::vector<std::uint32_t>{3, 4, 50});
+    // the hand went round once since the last round: all of them
+    CHECK(sparse.buffers_to_read(103).size() == 100);
     // the hand went back (a restart): all of them, and what was followed is forgotten
     observer.observe(5, {}, every);
     CHECK(observer.followed_buffers() == 99);

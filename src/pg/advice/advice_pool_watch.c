@@ -51,6 +51,7 @@ advice_read_header(int buffer, cachectl_buffer_reading *reading, Oid *tablespace
 		reading->buffer = (uint32) buffer;
 		reading->valid = (after & BM_VALID) != 0;
 		reading->usage = (int32) BUF_STATE_GET_USAGECOUNT(after);
+		reading->pinned = BUF_STATE_GET_REFCOUNT(after) > 0;
 		reading->block_hash = reading->valid ?
 			cachectl_block_hash(CACHECTL_TAG_TABLESPACE(tag), CACHECTL_TAG_DATABASE(tag),
 								CACHECTL_TAG_FILE_NUMBER(tag), (int32) CACHECTL_TAG_FORK(tag), tag.blockNum) : 0;

@@ -48,6 +48,7 @@
 #define LONGEST_ROUND_MS 1000.0
 /* followed buffers this many per pool buffer at the start: about 2,048 of them */
 #define FOLLOWED_BUFFERS_AIMED 2048
+#define ROUND_POOL_SHARE 4.0
 #define MODEL_SEED 20261206
 
 PGDLLEXPORT void pg_cachectl_advice_sampler_main(Datum main_arg);
@@ -241,9 +242,16 @@ sample_round(Sampler *sampler)
 		if ((i & 4095) == 4095)
 			CHECK_FOR_INTERRUPTS();
 		if (!advice_read_header((int) sampler->to_read[i], &reading, &tablespace))
+		{
+			cachectl_pool_advice_recheck(sampler->model, sampler->to_read[i]);
 			continue;
+		}
 		if (!cachectl_pool_advice_wants_reading(sampler->model, reading.buffer, reading.valid, reading.block_hash))
+		{
+			if (reading.pinned)
+				cachectl_pool_advice_recheck(sampler->model, reading.buffer);
 			continue;
+		}
 		if (reading.valid)
 		{
 			bool		found;
@@ -270,14 +278,19 @@ sample_round(Sampler *sampler)
 	sampler->told += told;
 	sampler->rounds++;
 
-	/* the hand should move at most 1/64 of the pool between two readings */
+	/*
+	 * The hand should move at most 1/ROUND_POOL_SHARE of the pool between two
+	 * readings: the accesses of one round are applied in a random order, so
+	 * a round must be short against the pool's turnover; each round costs a
+	 * reading of every followed header, so no shorter than that.
+	 */
 	if (sampler->rounds > 1)
 	{
 		double		moved = (double) (hand - sampler->last_hand);
 
-		if (moved > NBuffers / 64.0)
+		if (moved > NBuffers / ROUND_POOL_SHARE)
 			sampler->round_ms = Max(SHORTEST_ROUND_MS, sampler->round_ms / 2);
-		else if (moved < NBuffers / 256.0)
+		else if (moved < NBuffers / (2.0 * ROUND_POOL_SHARE))
 			sampler->round_ms = Min(LONGEST_ROUND_MS, sampler->round_ms * 1.25);
 	}
 	sampler->last_hand = hand;
