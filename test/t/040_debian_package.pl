@@ -345,6 +345,25 @@ SKIP:
 
 # ---- back up, install ----
 
+# The package depends on a server at least as new as the headers it was
+# built with (postgresql-server-dev at the mirror's minor).  A host whose
+# installed server is older (15.18 beside 15.20's headers) cannot take it
+# without an upgrade of its server, which a test never makes: what needs
+# the package installed is then not run, and says why.
+my ($needed_relation, $needed_version) =
+  `dpkg-deb -f '$deb' Depends` =~ /\bpostgresql-$major \(([<>=]+) ([^)]+)\)/;
+my $server_version = `dpkg-query -W -f='\${Version}' postgresql-$major 2>/dev/null`;
+my %dpkg_relation = ('>' => 'gt', '>>' => 'gt', '>=' => 'ge', '=' => 'eq', '<=' => 'le', '<<' => 'lt', '<' => 'lt');
+if (defined $needed_version && $server_version ne ''
+	&& system('dpkg', '--compare-versions', $server_version, $dpkg_relation{$needed_relation} // 'ge', $needed_version) != 0)
+{
+	note("the package needs postgresql-$major ($needed_relation $needed_version); this host's server is "
+		  . "$server_version, which a test never upgrades: the install, the cluster and the removal are not run");
+	undo_all();
+	done_testing();
+	exit;
+}
+
 foreach my $path (@shipped)
 {
 	if (!-e $path)

@@ -387,7 +387,11 @@ my %never_long = (
 	role_set_apply => 'a few GRANT or REVOKE statements',
 	raise_for_user => 'an error, raised',
 	snapshot_row_relation => 'a catalog lookup of one relation',
-	wait_warm => 'returns at once here (no library preloaded); preloaded, it waits on the latch and checks interrupts every 100 ms',);
+	wait_warm => 'returns at once here (no library preloaded); preloaded, it waits on the latch and checks interrupts every 100 ms',
+	shared_buffers_advice => 'a copy of the sampler\'s last publication (at most 2,048 relation curves) and arithmetic per size',
+	relation_advice => 'that copy, then for each relation shown (at most 1,000) a conditional lock and cachestat() over its files',
+	advice_status => 'a copy of the sampler\'s report',
+	reset_advice => 'a counter raised and the sampler\'s latch set',);
 
 # ---- every function is in one of the lists ----
 
