@@ -89,7 +89,25 @@ require_preloaded(void)
 				 errhint("Add pg_cachectl to shared_preload_libraries, restart the server and set cachectl.track_advice = on.")));
 }
 
-/* Copies the last publication; 55000 when there never was a window. */
+/* Baselines in (database, relation) order, for baseline_of's bsearch. */
+static int
+by_baseline_key(const void *a, const void *b)
+{
+	const AdviceReadsBaseline *left = a;
+	const AdviceReadsBaseline *right = b;
+
+	if (left->database != right->database)
+		return left->database < right->database ? -1 : 1;
+	if (left->relation != right->relation)
+		return left->relation < right->relation ? -1 : 1;
+	return 0;
+}
+
+/*
+ * Copies the last publication: the report and track_reads' baselines (both
+ * reports read device reads through them), the relation curves only when
+ * asked; 55000 when there never was a window.
+ */
 static void
 copy_publication(AdviceCopy *copy, bool with_relations)
 {
@@ -97,17 +115,16 @@ copy_publication(AdviceCopy *copy, bool with_relations)
 	LWLockAcquire(advice_shared->lock, LW_SHARED);
 	copy->report = advice_shared->report;
 	copy->relations = NULL;
-	copy->baselines = NULL;
-	copy->baseline_count = 0;
 	if (with_relations)
 	{
 		copy->relations = palloc(Max(copy->report.relation_count, 1) * sizeof(AdviceRelationCurve));
 		memcpy(copy->relations, advice_shared->relations, copy->report.relation_count * sizeof(AdviceRelationCurve));
-		copy->baseline_count = advice_shared->baseline_count;
-		copy->baselines = palloc(Max(copy->baseline_count, 1) * sizeof(AdviceReadsBaseline));
-		memcpy(copy->baselines, advice_shared->baselines, copy->baseline_count * sizeof(AdviceReadsBaseline));
 	}
+	copy->baseline_count = advice_shared->baseline_count;
+	copy->baselines = palloc(Max(copy->baseline_count, 1) * sizeof(AdviceReadsBaseline));
+	memcpy(copy->baselines, advice_shared->baselines, copy->baseline_count * sizeof(AdviceReadsBaseline));
 	LWLockRelease(advice_shared->lock);
+	qsort(copy->baselines, copy->baseline_count, sizeof(AdviceReadsBaseline), by_baseline_key);
 	if (copy->report.window_started == 0)
 	{
 		if (!cachectl_track_advice_setting)
@@ -257,13 +274,13 @@ by_relation(const void *a, const void *b)
 	return 0;
 }
 
+/* One bsearch per relation, not a scan of every baseline (5,000 by default). */
 static const AdviceReadsBaseline *
 baseline_of(const AdviceCopy *copy, Oid database, Oid relation)
 {
-	for (int b = 0; b < copy->baseline_count; b++)
-		if (copy->baselines[b].database == database && copy->baselines[b].relation == relation)
-			return &copy->baselines[b];
-	return NULL;
+	AdviceReadsBaseline key = {.database = database,.relation = relation};
+
+	return bsearch(&key, copy->baselines, copy->baseline_count, sizeof(AdviceReadsBaseline), by_baseline_key);
 }
 
 /*
@@ -372,7 +389,7 @@ pg_cachectl_shared_buffers_advice(PG_FUNCTION_ARGS)
 	WindowReads *reads;
 	double		measured_misses;
 
-	copy_publication(&copy, true);
+	copy_publication(&copy, false);
 	InitMaterializedSRF(fcinfo, 0);
 	anchor_curve(copy.report.accesses, copy.report.hits, copy.report.measured_hits,
 				 copy.report.measured_accesses, &curve);
