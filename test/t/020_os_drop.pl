@@ -210,12 +210,22 @@ is(scalar @main_files, 2, 'the main fork has two segment files');
 # evicted count of the fork, read just before the drop (the drop clears
 # the entries of evicted pages: a CI run read 0 after it while 2 pages had
 # gone; 0 without cachestat).
+#
+# The evicted count cannot see a page reclaimed after it was read and before
+# the drop counted (nor any page under the mincore engine on a kernel
+# without cachestat): a CI run of 18 counted 2,923 of fincore's 2,924 with 0
+# evicted, four majors running beside it.  So the bound also allows the
+# host's reclaim 1/256 of the pages (11 of 2,924); a wrong fork, a count in
+# bytes or a count after the drop is still far outside it.
 sub counted_as_fincore
 {
 	my ($step, $counted, $fincore) = @_;
 	my $evicted = $evicted_before_drop;
-	ok($counted <= $fincore && $counted >= $fincore - $evicted,
-		"$step. os_pages_before of the main fork ($counted) is what fincore counted ($fincore) but pages evicted meanwhile ($evicted)");
+	my $reclaim_slack = int(($fincore + 255) / 256);
+	ok( $counted <= $fincore
+		  && $counted >= $fincore - $evicted - $reclaim_slack,
+		"$step. os_pages_before of the main fork ($counted) is what fincore counted ($fincore) but pages evicted meanwhile ($evicted, and up to $reclaim_slack reclaimed unseen)"
+	);
 	return;
 }
 
