@@ -125,6 +125,13 @@ CACHECTL_BRIDGE_API bool cachectl_pool_advice_wants_reading(cachectl_pool_advice
  */
 CACHECTL_BRIDGE_API void cachectl_pool_advice_recheck(cachectl_pool_advice *advice, uint32_t buffer) CACHECTL_NOEXCEPT;
 
+/*
+ * A new window: the counts start from zero; the simulated pools keep what
+ * they hold, as shared buffers keep their pages when statistics are reset.
+ * Nothing without a handle.
+ */
+CACHECTL_BRIDGE_API void cachectl_pool_advice_restart_counts(cachectl_pool_advice *advice) CACHECTL_NOEXCEPT;
+
 /* Buffers holding a sampled block, as last read (0 without a handle). */
 CACHECTL_BRIDGE_API int64_t cachectl_pool_advice_followed_buffers(const cachectl_pool_advice *advice) CACHECTL_NOEXCEPT;
 

@@ -96,6 +96,11 @@ void cachectl_pool_advice_recheck(cachectl_pool_advice *advice, uint32_t buffer)
     }
 }
 
+void cachectl_pool_advice_restart_counts(cachectl_pool_advice *advice) noexcept {
+    if (advice != nullptr)
+        advice->model.restart_counts();
+}
+
 int64_t cachectl_pool_advice_followed_buffers(const cachectl_pool_advice *advice) noexcept {
     return advice == nullptr ? 0 : static_cast<int64_t>(advice->model.followed_buffers());
 }

@@ -41,6 +41,8 @@ class PoolAdvice {
 
     const std::vector<std::uint32_t> &saturated_buffers() const { return observer_.saturated_buffers(); }
     void count_lowered(std::uint32_t buffer) { observer_.count_lowered(buffer); }
+    // Counts from zero, the simulated pools and what is followed kept.
+    void restart_counts() { curve_.restart_counts(); }
 
     std::vector<PoolSizePoint> points() const { return curve_.points(); }
     // Per relation (the readings' key): its accesses through the same pools.

@@ -8,7 +8,8 @@
 namespace pg_cachectl {
 
 PoolObserver::PoolObserver(std::uint32_t pool_buffers, std::uint32_t full_read_every, std::uint64_t seed)
-    : pool_buffers_(pool_buffers), full_read_every_(full_read_every), order_(seed) {
+    : pool_buffers_(pool_buffers), full_read_every_(full_read_every), followed_(pool_buffers), empty_(pool_buffers),
+      order_(seed) {
     if (pool_buffers == 0)
         throw InvalidArgument("the pool must have at least one buffer");
     if (full_read_every == 0)
@@ -47,10 +48,10 @@ std::vector<std::uint32_t> PoolObserver::buffers_to_read(std::uint64_t hand) {
     buffers.reserve(static_cast<std::size_t>(hand - last_hand_) + followed_.size() + empty_.size() + recheck_.size());
     for (std::uint64_t position = last_hand_; position < hand; ++position)
         add(static_cast<std::uint32_t>(position % pool_buffers_));
-    for (const auto &[buffer, followed] : followed_)
-        add(buffer);
-    for (const auto &[buffer, unused] : empty_)
-        add(buffer);
+    for (const auto &entry : followed_.entries())
+        add(entry.buffer);
+    for (const auto &entry : empty_.entries())
+        add(entry.buffer);
     for (const std::uint32_t buffer : recheck_)
         add(buffer);
     recheck_.clear();
@@ -69,25 +70,25 @@ void PoolObserver::read_one(std::uint64_t hand, const BufferReading &reading, bo
                             std::vector<std::uint64_t> &accesses) {
     if (reading.buffer >= pool_buffers_)
         return;
-    const auto found = followed_.find(reading.buffer);
+    Followed *const found = followed_.find(reading.buffer);
     if (!reading.valid) {
         // a pool just started is all empty: past the bound, the full
         // reads find what the free list handed out
         if (empty_.size() < max_watched_empty_buffers)
-            empty_[reading.buffer] = true;
-        if (found != followed_.end())
-            followed_.erase(found);
+            empty_.set(reading.buffer, Empty{});
+        if (found != nullptr)
+            followed_.erase(reading.buffer);
         return;
     }
     empty_.erase(reading.buffer);
     if (!sampled) {
-        if (found != followed_.end())
-            followed_.erase(found); // its sampled block left; another came
+        if (found != nullptr)
+            followed_.erase(reading.buffer); // its sampled block left; another came
         return;
     }
     const int usage = std::clamp(reading.usage, 0, 5);
-    if (found != followed_.end() && found->second.block_hash == reading.block_hash) {
-        Followed &followed = found->second;
+    if (found != nullptr && found->block_hash == reading.block_hash) {
+        Followed &followed = *found;
         const std::int64_t hits = static_cast<std::int64_t>(usage) - followed.usage +
                                   static_cast<std::int64_t>(passes_over(reading.buffer, followed.hand, hand));
         accesses.insert(accesses.end(), static_cast<std::size_t>(std::max<std::int64_t>(hits, 0)), reading.block_hash);
@@ -100,15 +101,15 @@ void PoolObserver::read_one(std::uint64_t hand, const BufferReading &reading, bo
     // A block new to the buffer: the miss that read it in (count 1), then
     // the hits that raised its count since.
     accesses.insert(accesses.end(), static_cast<std::size_t>(1 + std::max(usage - 1, 0)), reading.block_hash);
-    followed_[reading.buffer] = Followed{reading.block_hash, usage, hand};
+    followed_.set(reading.buffer, Followed{reading.block_hash, usage, hand});
     entered_.push_back(EnteredBlock{reading.block_hash, reading.relation});
     if (usage == 5)
         saturated_.push_back(reading.buffer);
 }
 
 void PoolObserver::count_lowered(std::uint32_t buffer) {
-    if (const auto found = followed_.find(buffer); found != followed_.end() && found->second.usage == 5)
-        found->second.usage = 4;
+    if (Followed *const found = followed_.find(buffer); found != nullptr && found->usage == 5)
+        found->usage = 4;
 }
 
 void PoolObserver::begin_round(std::uint64_t hand) {

@@ -16,10 +16,11 @@
 #pragma once
 #include "server_free.hpp"
 
+#include "dense_buffer_map.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <random>
-#include <unordered_map>
 #include <vector>
 
 namespace pg_cachectl {
@@ -96,7 +97,7 @@ class PoolObserver {
 
     // Whether a reading of this buffer changes what the observer knows even
     // when it holds no sampled block: it follows or watches it.
-    bool tracks(std::uint32_t buffer) const { return followed_.count(buffer) > 0 || empty_.count(buffer) > 0; }
+    bool tracks(std::uint32_t buffer) const { return followed_.contains(buffer) || empty_.contains(buffer); }
 
     std::size_t followed_buffers() const { return followed_.size(); }
     std::size_t watched_empty_buffers() const { return empty_.size(); }
@@ -122,8 +123,9 @@ class PoolObserver {
     std::vector<std::uint32_t> recheck_;
     std::vector<std::uint32_t> listed_in_; // per buffer: the round that listed it last
     std::uint32_t round_stamp_ = 0;
-    std::unordered_map<std::uint32_t, Followed> followed_;
-    std::unordered_map<std::uint32_t, bool> empty_;
+    DenseBufferMap<Followed> followed_;
+    struct Empty {};
+    DenseBufferMap<Empty> empty_;
     std::vector<std::uint32_t> saturated_;
     std::vector<EnteredBlock> entered_;
     std::mt19937_64 order_;

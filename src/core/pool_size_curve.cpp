@@ -69,6 +69,12 @@ void PoolSizeCurve::access(std::uint64_t block_hash, std::uint64_t group) {
     }
 }
 
+void PoolSizeCurve::restart_counts() {
+    for (Size &size : sizes_)
+        size.accesses = size.hits = 0;
+    groups_.clear();
+}
+
 std::vector<PoolSizePoint> PoolSizeCurve::points() const {
     std::vector<PoolSizePoint> points;
     points.reserve(sizes_.size());

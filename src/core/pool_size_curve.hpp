@@ -49,6 +49,12 @@ class PoolSizeCurve {
     double sample_rate() const { return sample_.rate(); }
     std::size_t sampled_blocks() const { return sample_.followed_blocks(); }
 
+    // A new window of counts over the simulated pools as they are, the way
+    // a statistics reset leaves shared buffers as they are: a window that
+    // started over empty pools counted every sampled block's first access
+    // as a miss at every size (0.06 at 4x in a 40 s window at 5,000 TPS).
+    void restart_counts();
+
   private:
     struct Size {
         double ratio;

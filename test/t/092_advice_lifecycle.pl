@@ -7,7 +7,8 @@
 # 2. the bound holds: the blocks it follows are at most
 #    cachectl.advice_sample_blocks, the buffers it reads at most 16,384,
 #    its memory small and reported;
-# 3. reset_advice() and pg_stat_reset() each start a new window, named;
+# 3. reset_advice() and pg_stat_reset() each start a new window, named,
+#    over the simulated pools as they were (a reset keeps their blocks);
 #    a reload turning it off stops sampling and keeps the last window
 #    readable;
 # 4. the sampler terminated: the server starts it again, which starts a new
@@ -15,7 +16,12 @@
 #    server likewise (observed_seconds no longer than the server has run);
 # 5. a database dropped while it runs: relation_advice() goes on (the
 #    dropped relations are not shown as another database's);
-# 6. a standby reports its own reads: its 1x hit ratio is what its own
+# 6. where the reads would come from: without cachectl.track_reads the
+#    device columns are NULL; with it, a table made cold in both layers and
+#    read shows device reads per second in both reports, and its page-cache
+#    columns are numbers under cachestat (0 <= refaults <= device reads) and
+#    NULL under mincore (the kernel cannot tell there);
+# 7. a standby reports its own reads: its 1x hit ratio is what its own
 #    pg_stat_database counted under its own pgbench -S, the primary idle.
 use strict;
 use warnings;
@@ -89,6 +95,14 @@ my $reset_at = $primary->safe_psql('postgres', 'SELECT cachectl.reset_advice()')
 ok($primary->poll_query_until('postgres', qq{
 SELECT window_reason = 'reset_advice()' AND window_started >= '$reset_at' FROM cachectl.advice_status}),
 	'reset_advice() starts a window at the time it returned or later');
+# The 10 s of load before put every block of the 45 MB data set in the
+# simulated 64 MB pool; a reset keeps it, so the new window's reads hit at
+# 4x (an empty pool would miss each block's first read: about 0.03 here).
+select_load($primary, 5);
+ok($primary->poll_query_until('postgres', qq{
+SELECT hit_ratio >= 0.99 FROM cachectl.shared_buffers_advice()
+ WHERE size_ratio = 4 AND observed_seconds >= 5}),
+	'the window after the reset starts over the simulated pools as they were: at 4x its reads hit');
 $primary->safe_psql('postgres', 'SELECT pg_stat_reset()');
 ok($primary->poll_query_until('postgres', q{
 SELECT window_reason = 'statistics were reset' FROM cachectl.advice_status}),
@@ -143,7 +157,59 @@ SELECT count(*) > 0 AND bool_and(relation IS NULL OR relation::text NOT LIKE '%.
 	'relation_advice() goes on after a database it sampled was dropped');
 is(status($primary, q{coalesce(last_error, '')}), '', 'and the sampler recorded no error');
 
-# ---- 6. a standby reports its own reads ----
+# ---- 6. device reads and the page cache's refaults ----
+my $accounts_row = q{
+SELECT coalesce(device_read_blocks_per_second::text, 'NULL'), coalesce(os_refault_blocks_per_second::text, 'NULL'),
+       coalesce(os_recently_evicted_blocks::text, 'NULL'), read_blocks_per_second
+  FROM cachectl.relation_advice(50)
+ WHERE relation = 'pgbench_accounts'::regclass AND size_ratio = 1};
+my ($device, $refault, $evicted) = split /\|/, $primary->safe_psql('postgres', $accounts_row);
+is("$device|$refault", 'NULL|NULL', 'without cachectl.track_reads: no device reads and no refaults are claimed');
+is($primary->safe_psql('postgres', q{
+SELECT count(*) FILTER (WHERE device_read_blocks_per_second IS NOT NULL) FROM cachectl.shared_buffers_advice()}),
+	'0', '... in shared_buffers_advice() either');
+
+$primary->append_conf('postgresql.conf', "cachectl.track_reads = on\n");
+$primary->reload;
+ok($primary->poll_query_until('postgres', q{SELECT current_setting('cachectl.track_reads') = 'on'}),
+	'cachectl.track_reads turned on by a reload');
+my $track_reset = $primary->safe_psql('postgres', 'SELECT cachectl.reset_advice()');
+ok($primary->poll_query_until('postgres', qq{
+SELECT window_reason = 'reset_advice()' AND window_started >= '$track_reset' FROM cachectl.advice_status}),
+	'a new window, which takes track_reads\' counts as its baseline');
+$primary->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('pgbench_accounts', cascade => true)});
+select_load($primary, 5);
+ok($primary->poll_query_until('postgres', q{
+SELECT device_read_blocks_per_second > 0 FROM cachectl.relation_advice(50)
+ WHERE relation = 'pgbench_accounts'::regclass AND size_ratio = 1}),
+	'pgbench_accounts, made cold in both layers and read, shows device reads per second');
+my $engine = $primary->safe_psql('postgres', 'SELECT cachectl.os_engine()');
+($device, $refault, $evicted, my $reads) = split /\|/, $primary->safe_psql('postgres', $accounts_row);
+note("engine $engine: pgbench_accounts at 1x reads $reads blocks/s, $device from the device, refaults $refault, recently evicted $evicted");
+cmp_ok($device, '<=', $reads * 1.0001, 'its device reads are at most its reads');
+cmp_ok($primary->safe_psql('postgres', q{
+SELECT device_read_blocks_per_second FROM cachectl.shared_buffers_advice() WHERE size_ratio = 1}), '>', 0,
+	'shared_buffers_advice() shows device reads at 1x too');
+SKIP:
+{
+	skip "the kernel has no cachestat (engine $engine)", 3 unless $engine eq 'cachestat';
+	ok($refault ne 'NULL' && $refault >= 0 && $refault <= $device * 1.0001,
+		"under cachestat the refaults are a number between 0 and the device reads ($refault)");
+	ok($evicted ne 'NULL' && $evicted >= 0, "and the recently evicted pages a count ($evicted)");
+	is($primary->safe_psql('postgres', q{
+SELECT count(*) FROM cachectl.relation_advice(50)
+ WHERE device_read_blocks_per_second IS NOT NULL AND os_refault_blocks_per_second IS NULL}),
+		'0', 'every relation with device reads has its refaults');
+}
+my ($mincore_refault, $mincore_evicted) = split /\|/, $primary->safe_psql('postgres', q{
+SET cachectl.os_engine = mincore;
+SELECT coalesce(os_refault_blocks_per_second::text, 'NULL'), coalesce(os_recently_evicted_blocks::text, 'NULL')
+  FROM cachectl.relation_advice(50)
+ WHERE relation = 'pgbench_accounts'::regclass AND size_ratio = 1});
+is("$mincore_refault|$mincore_evicted", 'NULL|NULL',
+	'under the mincore engine the page cache\'s columns are NULL: the kernel cannot tell');
+
+# ---- 7. a standby reports its own reads ----
 $primary->backup('advice_backup');
 my $standby = PostgreSQL::Test::Cluster->new('advice_standby');
 $standby->init_from_backup($primary, 'advice_backup', has_streaming => 1);

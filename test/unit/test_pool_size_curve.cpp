@@ -59,6 +59,31 @@ TEST_CASE("a full sample is the full simulation") {
     check_against_full_pools(0.9, 1.0, 0.0, 50000);
 }
 
+TEST_CASE("restarted counts start from zero over pools that keep their blocks") {
+    PoolSizeCurve curve(100, quarter_to_four, 1.0, 1 << 20);
+    for (std::uint64_t block = 0; block < 50; ++block)
+        curve.access(block, 7); // 50 blocks: every size from 1/2x (50 buffers) holds them all
+    for (const PoolSizePoint &point : curve.points())
+        CHECK(point.hits == 0);
+    curve.restart_counts();
+    for (const PoolSizePoint &point : curve.points())
+        CHECK(point.accesses == 0);
+    CHECK(curve.groups().empty());
+    for (std::uint64_t block = 0; block < 50; ++block)
+        curve.access(block, 8);
+    // the window after the restart sees the blocks still cached: hits
+    // wherever they fit, never the first access's miss of an empty pool
+    for (const PoolSizePoint &point : curve.points()) {
+        CAPTURE(point.size_ratio);
+        CHECK(point.accesses == 50);
+        if (point.size_ratio >= 0.5)
+            CHECK(point.hits == 50);
+        else
+            CHECK(point.hits < 50); // 25 buffers cannot have kept 50 blocks
+    }
+    CHECK(curve.groups() == std::vector<std::uint64_t>{8});
+}
+
 TEST_CASE("a bounded sample lowers its rate and keeps predicting") {
     constexpr std::int64_t pool = 8000;
     ZipfianBlocks load(32000, 0.9, 43, true);

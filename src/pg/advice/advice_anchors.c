@@ -61,7 +61,8 @@ advice_take_reads_baseline(TimestampTz *reset_at)
 	int			count = 0;
 	int			kept = 0;
 
-	if (!relation_reads_available())
+	/* off, its counters stand still: a window's device reads would read 0 */
+	if (!relation_reads_available() || !cachectl_track_reads_setting)
 		return false;
 	entries = relation_reads_copy(&count, &overflow, reset_at);
 	for (int i = 0; i < count && kept < advice_baseline_capacity(); i++)

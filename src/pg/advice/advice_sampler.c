@@ -41,13 +41,14 @@
 #include "advice/advice_state.h"
 #include "api/version_compat.h"
 #include "pg_cachectl/pool_advice.h"
+#include "reads/relation_reads.h"
 
 #define SAMPLER_RETRY_SECONDS 10
 #define PUBLISH_EVERY_MS 1000
 #define SHORTEST_ROUND_MS 10.0
 #define LONGEST_ROUND_MS 1000.0
-/* followed buffers this many per pool buffer at the start: about 2,048 of them */
-#define FOLLOWED_BUFFERS_AIMED 2048
+/* followed buffers this many per pool buffer at the start: about 1,024 of them */
+#define FOLLOWED_BUFFERS_AIMED 1024
 #define ROUND_POOL_SHARE 4.0
 #define MODEL_SEED 20261206
 
@@ -166,9 +167,13 @@ end_window(Sampler *sampler)
 	sampler->model = NULL;
 }
 
-/* A new window: a fresh model and the counts it starts from. */
+/*
+ * A new window: the counts it starts from, over a fresh model, or over the
+ * simulated pools as they are (keep_pools: a reset of the counts, which
+ * leaves shared buffers as they are too).
+ */
 static void
-start_window(Sampler *sampler, const char *reason)
+start_window(Sampler *sampler, const char *reason, bool keep_pools)
 {
 	cachectl_error error;
 	double		rate = Min(1.0, (double) FOLLOWED_BUFFERS_AIMED / NBuffers);
@@ -176,7 +181,8 @@ start_window(Sampler *sampler, const char *reason)
 	TimestampTz reads_reset_at = 0;
 	bool		reads_baseline;
 
-	end_window(sampler);
+	if (!keep_pools || sampler->model == NULL)
+		end_window(sampler);
 	if (sampler->tablespaces == NULL)
 	{
 		HASHCTL		info;
@@ -189,14 +195,20 @@ start_window(Sampler *sampler, const char *reason)
 										   HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
 	}
 	memset(&error, 0, sizeof(error));
-	if (cachectl_pool_advice_create(NBuffers, advice_grid_ratios, ADVICE_GRID_SIZES, rate,
-									(size_t) cachectl_advice_sample_blocks_setting, full_read_every,
-									MODEL_SEED, &sampler->model, &error) != CACHECTL_OK)
-		raise_model_error(&error);
+	if (sampler->model != NULL)
+		cachectl_pool_advice_restart_counts(sampler->model);
+	else
+	{
+		if (cachectl_pool_advice_create(NBuffers, advice_grid_ratios, ADVICE_GRID_SIZES, rate,
+										(size_t) cachectl_advice_sample_blocks_setting, full_read_every,
+										MODEL_SEED, &sampler->model, &error) != CACHECTL_OK)
+			raise_model_error(&error);
+		sampler->round_ms = 100;
+		sampler->rounds = 0;
+	}
 	read_counts(&sampler->window_start_counts);
 	sampler->resets_served = advice_reset_requests();
-	sampler->round_ms = 100;
-	sampler->rounds = sampler->told = sampler->lowered = 0;
+	sampler->told = sampler->lowered = 0;
 	sampler->window_started = GetCurrentTimestamp();
 	strlcpy(sampler->reason, reason, sizeof(sampler->reason));
 
@@ -304,7 +316,8 @@ memory_estimate(const Sampler *sampler, int64 sampled_blocks, int64 followed)
 
 	for (int i = 0; i < ADVICE_GRID_SIZES; i++)
 		miniature += advice_grid_ratios[i];
-	return (int64) NBuffers * sizeof(uint32)
+	/* three arrays of a position or stamp per pool buffer: listed, followed, empty */
+	return (int64) NBuffers * 3 * sizeof(uint32)
 		+ (int64) sampler->readings_capacity * sizeof(cachectl_buffer_reading)
 		+ sampled_blocks * 160 + followed * 64 + (int64) (miniature * FOLLOWED_BUFFERS_AIMED * 48)
 		+ (int64) advice_shared_size();
@@ -394,6 +407,9 @@ publish(Sampler *sampler, const ClusterBlockCounts *now)
 		memcpy(advice_shared->relations, relations, relation_count * sizeof(AdviceRelationCurve));
 		report->relation_count = relation_count;
 		report->relations_left_out = left_out;
+		/* turned off within the window, its device reads miss the rest of it */
+		if (!cachectl_track_reads_setting)
+			report->reads_baseline_taken = false;
 	}
 	LWLockRelease(advice_shared->lock);
 	pfree(per_relation);
@@ -476,7 +492,7 @@ pg_cachectl_advice_sampler_main(Datum main_arg)
 				MemoryContextSwitchTo(work);
 				if (sampler.model == NULL)
 				{
-					start_window(&sampler, first ? "the sampler started" : "cachectl.track_advice was turned on");
+					start_window(&sampler, first ? "the sampler started" : "cachectl.track_advice was turned on", false);
 					set_state(ADVICE_SAMPLING);
 					sampler.last_publish = now;
 				}
@@ -490,13 +506,13 @@ pg_cachectl_advice_sampler_main(Datum main_arg)
 					read_counts(&counts);
 					restart = window_restart_reason(&sampler, &counts);
 					if (restart != NULL)
-						start_window(&sampler, restart);
+						start_window(&sampler, restart, true);
 					else
 						publish(&sampler, &counts);
 					sampler.last_publish = now;
 				}
 				else if (advice_reset_requests() != sampler.resets_served)
-					start_window(&sampler, "reset_advice()");
+					start_window(&sampler, "reset_advice()", true);
 				MemoryContextSwitchTo(TopMemoryContext);
 				wait_ms = (long) sampler.round_ms;
 			}

@@ -238,7 +238,7 @@ append_window_notes(StringInfo basis, const AdviceCopy *copy, bool reads_used)
 	appendStringInfoString(basis, "; 15: ring reads not told apart");
 #endif
 	if (!reads_used)
-		appendStringInfoString(basis, "; device reads need cachectl.track_reads");
+		appendStringInfoString(basis, "; device reads need cachectl.track_reads on since the window started");
 	if (!cachectl_track_advice_setting)
 		appendStringInfoString(basis, "; cachectl.track_advice is off: the last window's curve");
 }
