@@ -7,6 +7,8 @@
 #   make unittest   the core's Catch2 tests, no server needed
 #   make bench      install, run every benchmark, write bench/results/REPORT.md and plots
 #                   (QUICK=1: small sizes, one run each; 18-20 minutes here, 11.5 of them autowarm's)
+#   make chaos      install, then random faults across a three-node Patroni cluster under
+#                   write load for CHAOS_MINUTES (30), checked at the end (bench/README.md)
 #   make pgxn-zip   the PGXN source distribution (debian/ builds the Debian package)
 
 EXTENSION = pg_cachectl
@@ -250,7 +252,7 @@ test/unit/%.o: test/unit/%.cpp $(UNIT_TEST_HEADERS) $(UNIT_TEST_PCH)
 $(UNIT_TEST_BINARY): $(UNIT_TEST_OBJS) $(CORE_OBJS) $(UNIT_TEST_MAIN)
 	$(CXX) -o $@ $(UNIT_TEST_OBJS) $(CORE_OBJS) $(UNIT_TEST_MAIN)
 
-.PHONY: unittest unittest-sanitized demo test test-all bench
+.PHONY: unittest unittest-sanitized demo test test-all bench chaos
 unittest: $(UNIT_TEST_BINARY)
 	cd test/unit && ./unit_tests
 
@@ -309,6 +311,12 @@ bench:
 	bash scripts/install_deps.sh bench
 	$(MAKE) install
 	QUICK=$(QUICK) PG_CONFIG=$(PG_CONFIG) bash bench/run_all.sh
+
+# Random faults across a three-node Patroni cluster under write load
+# (CHAOS_MINUTES, default 30; bench/README.md, "chaos.sh").
+chaos:
+	$(MAKE) install
+	PG_CONFIG=$(PG_CONFIG) bash bench/chaos.sh
 
 
 # PGXS tracks no header dependencies by default.

@@ -259,6 +259,15 @@ start_version() {
             label="host"
             ;;
     esac
+    # 093 builds 1.2's library from the history, which the copy leaves out
+    # (and a chroot has no git): that commit's tree goes into the copy.
+    local old_commit
+    old_commit=$(sed -n "s/^my \$old_commit = '\([0-9a-f]*\)';$/\1/p" "$top/test/t/093_rolling_upgrade.pl")
+    if [ -n "$old_commit" ] && git -C "$top" rev-parse -q --verify "$old_commit^{commit}" >/dev/null 2>&1; then
+        mkdir -p "$copy/.old-library-tree"
+        git -C "$top" archive "$old_commit" | tar -x -C "$copy/.old-library-tree"
+        long_tests+=(CACHECTL_OLD_LIBRARY_TREE="$tree/.old-library-tree")
+    fi
     run_version "$key" "$label" "$pg_config_path" "$tree" "${long_tests[@]}" &
     running_pids[$key]=$!
 }

@@ -35,7 +35,7 @@ our @EXPORT_OK = qw(start_etcd stop_etcd patroni_cluster add_patroni_node start_
   restart_patroni_cold lower_priority hold_patroni release_patroni patronictl patroni_members
   leader_name wait_until wait_for_leader wait_for_streaming wait_for_writes start_switchover
   finish_switchover switchover hold_walsender kill_postmaster pgbench_init pgbench_rate gate_runs
-  postmaster_running cluster_processes stop_patroni_cluster stop_everything);
+  postmaster_running cluster_processes stop_patroni_cluster stop_everything sync_standby_name);
 
 # Patroni is a Python program: Debian's interpreter, whatever the PATH
 # says (a pyenv python does not see Debian's patroni and etcd modules).
@@ -100,9 +100,10 @@ sub wait_until
 # Starts one etcd member (v3 API, which Patroni's etcd3 section speaks with
 # etcd 3.4 as is) on two free loopback ports, its data in $dir/etcd; waits
 # until it answers.  Returns a handle for stop_etcd() and patroni_cluster().
+# %options: v2 => 1 serves the v2 API too (Patroni's etcd section).
 sub start_etcd
 {
-	my ($dir, $log) = @_;
+	my ($dir, $log, %options) = @_;
 	$log //= "$dir/etcd.log";
 	my %etcd = (
 		client_port => PostgreSQL::Test::Cluster::get_free_port(),
@@ -118,7 +119,8 @@ sub start_etcd
 		'--listen-client-urls', $client, '--advertise-client-urls', $client,
 		'--listen-peer-urls', $peer, '--initial-advertise-peer-urls', $peer,
 		'--initial-cluster', "etcd0=$peer", '--initial-cluster-state', 'new',
-		'--initial-cluster-token', "cachectl-$etcd{client_port}");
+		'--initial-cluster-token', "cachectl-$etcd{client_port}",
+		$options{v2} ? ('--enable-v2=true') : ());
 	$running_etcd{ $etcd{pid} } = \%etcd;
 	my $up = wait_until(
 		60,
@@ -159,6 +161,9 @@ sub stop_etcd
 #   gate_timeout the pre_promote gate's wait_warm() timeout in seconds;
 #                undef: no gate
 #   database     the database the gate and pgbench_rate() use (postgres)
+#   initdb       more of Patroni's bootstrap initdb options (['data-checksums'])
+#   dcs_api      Patroni's section for etcd: etcd3 (the default) or etcd (the
+#                v2 API: start_etcd(..., v2 => 1))
 sub patroni_cluster
 {
 	my (%args) = @_;
@@ -170,6 +175,8 @@ sub patroni_cluster
 		log_tag => $args{log_tag} // '',
 		gate_timeout => $args{gate_timeout},
 		database => $args{database} // 'postgres',
+		initdb => $args{initdb} // [],
+		dcs_api => $args{dcs_api} // 'etcd3',
 		nodes => {},
 		# Small timings make a test quick: Patroni's loop every 2 s, a
 		# leader key that lives 20 s (Patroni wants loop_wait + 2 *
@@ -220,17 +227,19 @@ sub gate_command
 # A node of the cluster: its ports taken, its patroni.yml written; not
 # started (start_patroni()).  Returns a PatroniTest::Node, whose safe_psql,
 # data_dir and logfile serve AutowarmTest's helpers as a
-# PostgreSQL::Test::Cluster node's would.
+# PostgreSQL::Test::Cluster node's would.  %options: data_dir (default
+# NODE/data; elsewhere, e.g. on a file system of its own, the directory must
+# not exist yet or be empty).
 sub add_patroni_node
 {
-	my ($cluster, $name) = @_;
+	my ($cluster, $name, %options) = @_;
 	my $dir = "$cluster->{dir}/$name";
 	mkdir $dir or die "could not create \"$dir\": $!";
 	my $tag = "$cluster->{log_dir}/$cluster->{log_tag}$name";
 	my $node = bless {
 		name => $name,
 		dir => $dir,
-		data_dir => "$dir/data",
+		data_dir => $options{data_dir} // "$dir/data",
 		config => "$dir/patroni.yml",
 		port => PostgreSQL::Test::Cluster::get_free_port(),
 		rest_port => PostgreSQL::Test::Cluster::get_free_port(),
@@ -246,6 +255,7 @@ sub add_patroni_node
 	my $shared_parameters =
 	  join '', map { "        $_: " . yaml_quote($parameters->{$_}) . "\n" } sort keys %$parameters;
 	my ($log_name) = $node->{logfile} =~ m{([^/]+)$};
+	my $initdb_options = join '', map { "  - $_\n" } @{ $cluster->{initdb} };
 	my $gate = defined $cluster->{gate_timeout}
 	  ? '  pre_promote: ' . yaml_quote(gate_command($cluster, $node)) . "\n"
 	  : '';
@@ -255,7 +265,7 @@ name: $name
 restapi:
   listen: 127.0.0.1:$node->{rest_port}
   connect_address: 127.0.0.1:$node->{rest_port}
-etcd3:
+$cluster->{dcs_api}:
   host: 127.0.0.1:$cluster->{etcd}{client_port}
 bootstrap:
   dcs:
@@ -266,7 +276,7 @@ $dcs_settings    postgresql:
 $shared_parameters  initdb:
   - encoding: UTF8
   - locale: C
-postgresql:
+${initdb_options}postgresql:
   listen: 127.0.0.1:$node->{port}
   connect_address: 127.0.0.1:$node->{port}
   data_dir: $node->{data_dir}
@@ -458,8 +468,8 @@ sub wait_for_writes
 # Waits until $replica streams from $leader (pg_stat_replication on the
 # leader, by the application_name Patroni gives it: the node's name), has
 # replayed all the leader wrote up to then (so not under a steady write
-# load), and Patroni shows it as a running replica; seconds taken, or
-# undef.
+# load), and Patroni shows it as a running replica (a synchronous one in
+# synchronous_mode); seconds taken, or undef.
 sub wait_for_streaming
 {
 	my ($cluster, $leader, $replica, $seconds) = @_;
@@ -472,8 +482,18 @@ SELECT count(*) = 1 FROM pg_stat_replication
  WHERE application_name = '$name' AND state = 'streaming' AND replay_lsn >= pg_current_wal_lsn()}) // '') eq 't'
 			  && ($replica->query('SELECT pg_is_in_recovery()') // '') eq 't';
 			my $member = patroni_members($cluster)->{$name} // {};
-			return ($member->{Role} // '') eq 'Replica' && ($member->{State} // '') eq 'running';
+			return ($member->{Role} // '') =~ /^(Replica|Sync Standby)$/ && ($member->{State} // '') eq 'running';
 		});
+}
+
+# The member Patroni shows as the synchronous standby (synchronous_mode in
+# the DCS), or undef.
+sub sync_standby_name
+{
+	my ($cluster) = @_;
+	my $members = patroni_members($cluster);
+	my ($sync) = grep { $members->{$_}{Role} eq 'Sync Standby' } keys %$members;
+	return $sync;
 }
 
 # ---- what moves the leader ----
