@@ -161,30 +161,62 @@ done
 if [[ " $PARTS " == *" cost "* ]]; then
 restart_at "$BASE_MB" on
 load uniform "$WARM_SECONDS" >/dev/null
-# run TRACK — one pgbench -S run with the advice TRACK (a reload switches it)
+# server_cpu_ticks — CPU time of the server's processes that count here:
+# the backends that ended (the postmaster's cutime + cstime: a run's
+# backends exit with their pgbench) and the sampler, alive across runs
+# (its utime + stime; a reload does not end it)
+server_cpu_ticks() {
+    local postmaster sampler ticks
+    postmaster=$(head -n1 "$CLUSTER_DIR/data/postmaster.pid")
+    ticks=$(awk '{ print $16 + $17 }' "/proc/$postmaster/stat")
+    sampler=$(pgrep -P "$postmaster" -f 'advice sampler' | head -n1 || true)
+    [ -n "$sampler" ] && ticks=$((ticks + $(awk '{ print $14 + $15 }' "/proc/$sampler/stat" 2>/dev/null || echo 0)))
+    echo "$ticks"
+}
+TICKS_PER_SECOND=$(getconf CLK_TCK)
+# run TRACK — one pgbench -S run with the advice TRACK (a reload switches
+# it); prints its TPS and the server's CPU microseconds per transaction
 run() {
+    local before out transactions
     sql -c "ALTER SYSTEM SET cachectl.track_advice = $1" -c "SELECT pg_reload_conf()" >/dev/null
     sleep 0.5   # the sampler reads the reload on its next round
-    load uniform "$SECONDS_PER_RUN"
+    before=$(server_cpu_ticks)
+    out=$(as_postgres "$PG_BINDIR/pgbench" -n -S -c "$CLIENTS" -j "$CLIENTS" -T "$SECONDS_PER_RUN" \
+        -h "$CLUSTER_SOCKET" -p "$CLUSTER_PORT" -U postgres postgres 2>&1) || die "pgbench failed: $out"
+    wait_for_load_gone   # its backends exit and are reaped
+    transactions=$(awk '/actually processed/ { print $NF; exit }' <<<"$out")
+    echo "$(awk '/^tps = / { print $3; exit }' <<<"$out") $(calc "($(server_cpu_ticks) - $before) * 1e6 / $TICKS_PER_SECOND / $transactions")"
 }
+# measure NAME A B — ROUNDS rounds of A against B, the order alternating;
+# sets RATIO (median of the TPS ratios B/A) and CPU_RATIO (median of the
+# CPU-per-transaction ratios A/B, as throughput: steadier than TPS on a VM
+# whose speed moves, since stolen time and the clients do not count)
 measure() {
-    local name=$1 a_way=$2 b_way=$3 ratios=() a b
+    local name=$1 a_way=$2 b_way=$3 ratios=() cpu_ratios=() a b a_cpu b_cpu
     for round in $(seq 1 "$ROUNDS"); do
-        if [ $((round % 2)) = 1 ]; then a=$(run "$a_way"); b=$(run "$b_way"); else b=$(run "$b_way"); a=$(run "$a_way"); fi
-        ratios+=("$(calc "$b / $a")")
+        if [ $((round % 2)) = 1 ]; then
+            read -r a a_cpu <<<"$(run "$a_way")"; read -r b b_cpu <<<"$(run "$b_way")"
+        else
+            read -r b b_cpu <<<"$(run "$b_way")"; read -r a a_cpu <<<"$(run "$a_way")"
+        fi
+        ratios+=("$(calc "$b / $a")") cpu_ratios+=("$(calc "$a_cpu / $b_cpu")")
         emit_sample tps_ratio "$name" "${BASE_MB}MB" "${ratios[-1]}" ×
-        say "    round $round: $a_way $(fmt "$a" 0) TPS, $b_way $(fmt "$b" 0) TPS"
+        emit_sample cpu_ratio "$name" "${BASE_MB}MB" "${cpu_ratios[-1]}" ×
+        say "    round $round: $a_way $(fmt "$a" 0) TPS ($(fmt "$a_cpu" 1) µs CPU/tx), $b_way $(fmt "$b" 0) TPS ($(fmt "$b_cpu" 1) µs CPU/tx)"
     done
     RATIO=$(median_of "${ratios[@]}")
-    say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×"
+    CPU_RATIO=$(median_of "${cpu_ratios[@]}")
+    say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×; by the server's CPU per transaction (as throughput) $(fmt "$CPU_RATIO" 3)×"
 }
 measure "off against off (noise floor)" off off
-floor=$RATIO
+floor=$RATIO cpu_floor=$CPU_RATIO
 cpu0=$(sql -c "SELECT sampler_cpu_seconds FROM cachectl.advice_status")
 measure "on against off" off on
 sql -c "ALTER SYSTEM SET cachectl.track_advice = on" -c "SELECT pg_reload_conf()" >/dev/null
 sleep 1.5
 read -r cpu1 memory followed rate <<<"$(sql -c "SELECT sampler_cpu_seconds || ' ' || memory_bytes || ' ' || followed_buffers || ' ' || round(sample_rate::numeric, 4) FROM cachectl.advice_status")"
+say "  cost by the server's CPU per transaction: on/off $(fmt "$CPU_RATIO" 3)× as throughput (floor off/off $(fmt "$cpu_floor" 3)×)"
+emit_info cpu_per_tx_ratio "on/off $(fmt "$CPU_RATIO" 3) floor $(fmt "$cpu_floor" 3)"
 say "  cost: on/off $(fmt "$RATIO" 3)× (floor off/off $(fmt "$floor" 3)×; goal ≥ 0.98): $(verdict "$RATIO >= 0.98"); the sampler: rate $rate, $followed buffers followed, $(fmt "$memory / 1048576" 1) MB, $(fmt "$cpu1 - $cpu0" 2) CPU s over the $ROUNDS runs with it on: $(fmt "($cpu1 - $cpu0) * 100 / ($ROUNDS * $SECONDS_PER_RUN)" 1) % of one CPU while on (its windows restart at each reload)"
 emit_goal "pgbench -S at ${BASE_MB} MB: track_advice on / off >= 0.98 (alternating runs, median of the rounds' TPS ratios)" \
     "on / off $(fmt "$RATIO" 3)" "floor: off / off $(fmt "$floor" 3)" "$(fmt "$RATIO" 3)" "$(verdict "$RATIO >= 0.98")"
