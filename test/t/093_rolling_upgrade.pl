@@ -41,6 +41,7 @@ use strict;
 use warnings;
 
 use Cwd ();
+use Digest::MD5 qw(md5_hex);
 use File::Basename qw(dirname);
 use File::Path qw(make_path);
 use IPC::Run;
@@ -100,13 +101,16 @@ else
 
 # ---- 1.2's library, built from the history ----
 
-# Where built libraries are kept between runs, keyed by commit and server:
-# a directory of our own that nobody else may write (the test loads what it
+# Where built libraries are kept between runs, keyed by commit and server
+# (its version and where it lives: the files are staged at its paths; an
+# 18.6 built for another prefix once served a stale build here): a
+# directory of our own that nobody else may write (the test loads what it
 # finds there into its servers), or none.
 sub build_cache_dir
 {
 	my ($version) = `$pg_config --version` =~ /PostgreSQL (\S+)/;
-	my $key = "pg_cachectl-$old_commit-pg$version-" . (`uname -m` =~ s/\s+//gr);
+	my $paths = substr(md5_hex(join("\n", @dirs{qw(bindir pkglibdir sharedir)})), 0, 8);
+	my $key = "pg_cachectl-$old_commit-pg$version-$paths-" . (`uname -m` =~ s/\s+//gr);
 	for my $root ($ENV{CACHECTL_BUILD_CACHE} // (), '/var/cache/pg_cachectl/old-libraries',
 		($ENV{TMPDIR} // '/tmp') . "/pg_cachectl-build-cache-$>")
 	{
