@@ -20,7 +20,9 @@
 #    device columns are NULL; with it, a table made cold in both layers and
 #    read shows device reads per second in both reports, and its page-cache
 #    columns are numbers under cachestat (0 <= refaults <= device reads) and
-#    NULL under mincore (the kernel cannot tell there);
+#    NULL under mincore (the kernel cannot tell there); from 18, with
+#    io_method = worker, the device columns are NULL (no read's source is
+#    known), never 0;
 # 7. a standby reports its own reads: its 1x hit ratio is what its own
 #    pg_stat_database counted under its own pgbench -S, the primary idle.
 use strict;
@@ -40,6 +42,10 @@ shared_buffers = '16MB'
 autovacuum = off
 track_counts = on
 });
+# 18's default io_method = worker reads in other processes, where no
+# read's source is known (part 6 checks that case at its end)
+my $has_io_method = $primary->version >= 18;
+$primary->append_conf('postgresql.conf', "io_method = sync\n") if $has_io_method;
 $primary->start;
 $primary->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
 $primary->command_ok([ 'pgbench', '-i', '-q', '-s', '3', '-h', $primary->host, '-p', $primary->port, 'postgres' ],
@@ -208,6 +214,22 @@ SELECT coalesce(os_refault_blocks_per_second::text, 'NULL'), coalesce(os_recentl
  WHERE relation = 'pgbench_accounts'::regclass AND size_ratio = 1});
 is("$mincore_refault|$mincore_evicted", 'NULL|NULL',
 	'under the mincore engine the page cache\'s columns are NULL: the kernel cannot tell');
+SKIP:
+{
+	skip 'io_method came with 18', 2 unless $has_io_method;
+	$primary->adjust_conf('postgresql.conf', 'io_method', 'worker');
+	$primary->restart;
+	ok($primary->poll_query_until('postgres', q{SELECT state = 'sampling' FROM cachectl.advice_status}),
+		'io_method = worker: the sampler runs after the restart');
+	$primary->safe_psql('postgres', q{SELECT count(*) FROM cachectl.cold('pgbench_accounts', cascade => true)});
+	select_load($primary, 3);
+	ok($primary->poll_query_until('postgres', q{
+SELECT count(*) = 5 AND bool_and(device_read_blocks_per_second IS NULL) AND bool_and(read_blocks_per_second > 0)
+  FROM cachectl.shared_buffers_advice() WHERE observed_seconds >= 3}),
+		'io_method = worker: reads counted, their device share NULL (other processes read: not known), never 0');
+	$primary->adjust_conf('postgresql.conf', 'io_method', 'sync');
+	$primary->restart;
+}
 
 # ---- 7. a standby reports its own reads ----
 $primary->backup('advice_backup');

@@ -250,6 +250,7 @@ typedef struct RelationWindowReads
 	Oid			relation;
 	double		device;
 	double		reads;
+	double		unsplit;		/* reads whose source is not known (io_method = worker) */
 	double		hits;
 } RelationWindowReads;
 
@@ -259,7 +260,24 @@ typedef struct WindowReads
 	RelationWindowReads *relations;
 	int			count;
 	double		device;			/* every relation's */
+	double		reads;
+	double		unsplit;
 } WindowReads;
+
+/*
+ * The device reads of a window's reads: those counted, scaled up by the
+ * reads whose source is not known (18's io_method = worker reads in other
+ * processes); NAN when no read's source is known.
+ */
+static double
+device_reads_of(double device, double reads, double unsplit)
+{
+	double		split = reads - unsplit;
+
+	if (reads <= 0)
+		return 0;
+	return split > 0 ? device * reads / split : NAN;
+}
 
 static int
 by_relation(const void *a, const void *b)
@@ -313,8 +331,11 @@ window_reads_take(const AdviceCopy *copy)
 		delta->relation = entry->key.relation;
 		delta->device = Max(0, entry->reads.device_read_blocks - (base ? base->device_read_blocks : 0));
 		delta->reads = Max(0, entry->reads.read_blocks - (base ? base->read_blocks : 0));
+		delta->unsplit = Max(0, entry->reads.unsplit_read_blocks - (base ? base->unsplit_read_blocks : 0));
 		delta->hits = Max(0, entry->shared_hit_blocks - (base ? base->shared_hit_blocks : 0));
 		window->device += delta->device;
+		window->reads += delta->reads;
+		window->unsplit += delta->unsplit;
 	}
 	qsort(window->relations, window->count, sizeof(RelationWindowReads), by_relation);
 	pfree(entries);
@@ -324,7 +345,7 @@ window_reads_take(const AdviceCopy *copy)
 static const RelationWindowReads *
 window_reads_of(const WindowReads *window, Oid database, Oid relation)
 {
-	RelationWindowReads key = {database, relation, 0, 0, 0};
+	RelationWindowReads key = {database, relation, 0, 0, 0, 0};
 
 	if (window == NULL)
 		return NULL;
@@ -413,13 +434,15 @@ pg_cachectl_shared_buffers_advice(PG_FUNCTION_ARGS)
 		{
 			double		misses = curve.accesses - hits;
 
+			/* the device's share of the misses as measured at today's size */
+			double		device = reads ? device_reads_of(reads->device, reads->reads, reads->unsplit) : NAN;
+
 			values[2] = Float8GetDatum(hits / curve.accesses);
 			values[3] = Float8GetDatum(copy.seconds > 0 ? misses / copy.seconds : 0);
-			/* the device's share of the misses as measured at today's size */
-			nulls[4] = reads == NULL || copy.seconds <= 0;
+			nulls[4] = isnan(device) || copy.seconds <= 0;
 			if (!nulls[4])
 				values[4] = Float8GetDatum(measured_misses > 0 ?
-										   reads->device * (misses / measured_misses) / copy.seconds : 0);
+										   device * (misses / measured_misses) / copy.seconds : 0);
 		}
 		values[5] = Float8GetDatum(copy.seconds);
 		initStringInfo(&basis);
@@ -440,7 +463,7 @@ typedef struct RankedRelation
 	double		hits[ADVICE_GRID_SIZES];
 	AnchoredCurve curve;
 	bool		anchored_by_reads;
-	double		device;			/* track_reads' device reads in the window */
+	double		device;			/* track_reads' device reads in the window; NAN: not known */
 	double		saved_at_2x;
 } RankedRelation;
 
@@ -583,7 +606,7 @@ pg_cachectl_relation_advice(PG_FUNCTION_ARGS)
 		relation->anchored_by_reads = counted != NULL && counted->reads + counted->hits > 0;
 		if (relation->anchored_by_reads)
 		{
-			relation->device = counted->device;
+			relation->device = device_reads_of(counted->device, counted->reads, counted->unsplit);
 			anchor_curve(relation->accesses, relation->hits, counted->hits, counted->hits + counted->reads,
 						 &relation->curve);
 		}
@@ -627,7 +650,7 @@ pg_cachectl_relation_advice(PG_FUNCTION_ARGS)
 				values[5] = Float8GetDatum(misses / copy.seconds);
 				values[6] = Float8GetDatum((today_misses - misses) / copy.seconds);
 			}
-			nulls[7] = nulls[8] = !relation->anchored_by_reads || nulls[4];
+			nulls[7] = nulls[8] = !relation->anchored_by_reads || nulls[4] || isnan(relation->device);
 			if (!nulls[7])
 			{
 				double		misses = relation->curve.accesses - hits;
