@@ -42,11 +42,16 @@ shared_buffers = '16MB'
 autovacuum = off
 track_counts = on
 });
+$primary->start;
 # 18's default io_method = worker reads in other processes, where no
 # read's source is known (part 6 checks that case at its end)
-my $has_io_method = $primary->version >= 18;
-$primary->append_conf('postgresql.conf', "io_method = sync\n") if $has_io_method;
-$primary->start;
+my $has_io_method =
+  $primary->safe_psql('postgres', q{SELECT current_setting('server_version_num')::int / 10000}) >= 18;
+if ($has_io_method)
+{
+	$primary->append_conf('postgresql.conf', "io_method = sync\n");
+	$primary->restart;
+}
 $primary->safe_psql('postgres', 'CREATE EXTENSION pg_cachectl');
 $primary->command_ok([ 'pgbench', '-i', '-q', '-s', '3', '-h', $primary->host, '-p', $primary->port, 'postgres' ],
 	'pgbench -i at scale 3 (about 45 MB, 3 times the pool)');
