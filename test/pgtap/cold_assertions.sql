@@ -138,10 +138,15 @@ SELECT is((SELECT os_pages_pending FROM cachectl.os_prefetch('orders_archive', f
 CREATE TEMP TABLE residency_before AS
 SELECT fork, segment, os_pages FROM cachectl.os_residency('orders_archive');
 CALL refresh_monthly_totals();
-SELECT results_eq(
-    $$SELECT fork, segment, os_pages FROM cachectl.os_residency('orders_archive') ORDER BY fork, segment$$,
-    $$SELECT fork, segment, os_pages FROM residency_before ORDER BY fork, segment$$,
-    'the job left the archive''s OS cache as it found it');
+-- Nothing added; a few pages fewer at most: the host's reclaim may take
+-- some meanwhile (a make test-all beside three other servers found 96 of
+-- 98), while the scan without the restore would leave the whole archive
+SELECT is_empty(
+    $$SELECT fork, segment, b.os_pages AS before, a.os_pages AS after
+      FROM residency_before AS b FULL JOIN cachectl.os_residency('orders_archive') AS a USING (fork, segment)
+      WHERE a.os_pages IS NULL OR b.os_pages IS NULL OR a.os_pages > b.os_pages
+         OR a.os_pages < b.os_pages - greatest(4, b.os_pages / 16)$$,
+    'the job left the archive''s OS cache as it found it (but what the host''s reclaim took meanwhile)');
 SELECT is((SELECT sum(orders) FROM monthly_totals), 30000::numeric, 'the job counted every archived order');
 
 -- Where the reads came from (since 1.2): the cold lookup asks the kernel
