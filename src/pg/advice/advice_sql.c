@@ -89,6 +89,17 @@ require_preloaded(void)
 				 errhint("Add pg_cachectl to shared_preload_libraries, restart the server and set cachectl.track_advice = on.")));
 }
 
+/* (database, relation) order, which the baselines and the window's reads share. */
+static int
+compare_relation_keys(Oid left_database, Oid left_relation, Oid right_database, Oid right_relation)
+{
+	if (left_database != right_database)
+		return left_database < right_database ? -1 : 1;
+	if (left_relation != right_relation)
+		return left_relation < right_relation ? -1 : 1;
+	return 0;
+}
+
 /* Baselines in (database, relation) order, for baseline_of's bsearch. */
 static int
 by_baseline_key(const void *a, const void *b)
@@ -96,11 +107,7 @@ by_baseline_key(const void *a, const void *b)
 	const AdviceReadsBaseline *left = a;
 	const AdviceReadsBaseline *right = b;
 
-	if (left->database != right->database)
-		return left->database < right->database ? -1 : 1;
-	if (left->relation != right->relation)
-		return left->relation < right->relation ? -1 : 1;
-	return 0;
+	return compare_relation_keys(left->database, left->relation, right->database, right->relation);
 }
 
 /*
@@ -285,11 +292,7 @@ by_relation(const void *a, const void *b)
 	const RelationWindowReads *left = a;
 	const RelationWindowReads *right = b;
 
-	if (left->database != right->database)
-		return left->database < right->database ? -1 : 1;
-	if (left->relation != right->relation)
-		return left->relation < right->relation ? -1 : 1;
-	return 0;
+	return compare_relation_keys(left->database, left->relation, right->database, right->relation);
 }
 
 /* One bsearch per relation, not a scan of every baseline (5,000 by default). */
