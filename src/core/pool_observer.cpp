@@ -46,8 +46,13 @@ std::vector<std::uint32_t> PoolObserver::buffers_to_read(std::uint64_t hand) {
         }
     };
     buffers.reserve(static_cast<std::size_t>(hand - last_hand_) + followed_.size() + empty_.size() + recheck_.size());
-    for (std::uint64_t position = last_hand_; position < hand; ++position)
-        add(static_cast<std::uint32_t>(position % pool_buffers_));
+    // the swept range, with one division for its start, not one per buffer
+    std::uint32_t swept = static_cast<std::uint32_t>(last_hand_ % pool_buffers_);
+    for (std::uint64_t position = last_hand_; position < hand; ++position) {
+        add(swept);
+        if (++swept == pool_buffers_)
+            swept = 0;
+    }
     for (const auto &entry : followed_.entries())
         add(entry.buffer);
     for (const auto &entry : empty_.entries())

@@ -241,6 +241,8 @@ sample_round(Sampler *sampler)
 	int64		told = 0;
 	const uint32_t *saturated = NULL;
 	size_t		saturated_count = 0;
+	uint64		last_relation = 0;
+	Oid			last_tablespace = InvalidOid;
 
 	memset(&error, 0, sizeof(error));
 	if (cachectl_pool_advice_buffers_to_read(sampler->model, hand, sampler->to_read, NBuffers, &count,
@@ -264,12 +266,15 @@ sample_round(Sampler *sampler)
 				cachectl_pool_advice_recheck(sampler->model, reading.buffer);
 			continue;
 		}
-		if (reading.valid)
+		/* readings come in runs of one relation: look each run up once */
+		if (reading.valid && (reading.relation != last_relation || tablespace != last_tablespace))
 		{
 			bool		found;
 			RelationTablespace *entry = hash_search(sampler->tablespaces, &reading.relation, HASH_ENTER, &found);
 
 			entry->tablespace = tablespace;
+			last_relation = reading.relation;
+			last_tablespace = tablespace;
 		}
 		if (handed == sampler->readings_capacity)
 		{
