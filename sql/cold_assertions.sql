@@ -137,7 +137,11 @@ SELECT os_pages_pending FROM cachectl.os_prefetch('orders_archive', first_block 
 CREATE TEMP TABLE residency_before AS
 SELECT fork, segment, os_pages FROM cachectl.os_residency('orders_archive');
 CALL refresh_monthly_totals();
-SELECT count(*) AS segment_files, bool_and(a.os_pages = b.os_pages) AS os_cache_as_before
+-- As before means nothing added and a few pages fewer at most: the host's
+-- reclaim may take some meanwhile (the pgTAP copy once found 96 of 98 beside
+-- three other servers); the scan without the restore leaves the whole archive.
+SELECT count(*) AS segment_files,
+       bool_and(a.os_pages <= b.os_pages AND a.os_pages >= b.os_pages - greatest(4, b.os_pages / 16)) AS os_cache_as_before
 FROM cachectl.os_residency('orders_archive') AS a JOIN residency_before AS b USING (fork, segment);
 SELECT count(*) AS months, sum(orders) AS orders FROM monthly_totals;
 DROP TABLE residency_before;
