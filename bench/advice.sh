@@ -223,6 +223,75 @@ emit_goal "pgbench -S at ${BASE_MB} MB: track_advice on / off >= 0.98 (alternati
 emit_info sampler_memory_bytes "$memory"
 fi
 
+# ---- cost, both at once, each on a CPU of its own ----
+# The alternating runs above see the VM's speed move by ±20 % from run to
+# run.  Here two copies of the cluster run at the same time, each pinned
+# with its clients to one CPU (taskset: the postmaster's children, the
+# sampler among them, inherit it), one with the advice on and one off,
+# which CPU gets which alternating: a drift of the machine hits both, and
+# the sampler takes its CPU from its own cluster only.  One client each.
+if [[ " $PARTS " == *" cost "* ]] && [ "$(nproc)" -ge 2 ] && command -v taskset >/dev/null; then
+TWIN_DIR=$WORK/twin
+twin_psql() { as_postgres "$PG_BINDIR/psql" -h "$TWIN_DIR/socket" -p "$TWIN_PORT" -U postgres -X -At -q -v ON_ERROR_STOP=1 -d postgres "$@"; }
+twin_stop() {
+    [ -d "$TWIN_DIR/data" ] && as_postgres "$PG_BINDIR/pg_ctl" -D "$TWIN_DIR/data" -m fast -w stop >/dev/null 2>&1 || true
+}
+trap 'rc=$?; twin_stop; (exit $rc); bench_cleanup' EXIT
+as_postgres "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -m fast -w stop >/dev/null
+mkdir -p "$TWIN_DIR/socket" && chown -R postgres: "$TWIN_DIR"
+as_postgres cp -a "$CLUSTER_DIR/data" "$TWIN_DIR/data"
+sync   # the copy written back before the runs
+TWIN_PORT=$(free_port)
+printf "port = %s\nunix_socket_directories = '%s'\n" "$TWIN_PORT" "$TWIN_DIR/socket" |
+    as_postgres tee -a "$TWIN_DIR/data/postgresql.conf" >/dev/null
+as_postgres taskset -c 0 "$PG_BINDIR/pg_ctl" -D "$CLUSTER_DIR/data" -l "$CLUSTER_DIR/server.log" -w start >/dev/null
+as_postgres taskset -c 1 "$PG_BINDIR/pg_ctl" -D "$TWIN_DIR/data" -l "$TWIN_DIR/server.log" -w start >/dev/null
+# pinned_pgbench CPU SOCKET PORT SECONDS OUT — one client's pgbench -S on CPU
+pinned_pgbench() {
+    as_postgres taskset -c "$1" "$PG_BINDIR/pgbench" -n -S -c 1 -j 1 -T "$4" -h "$2" -p "$3" -U postgres postgres >"$5" 2>&1
+}
+# pinned_run FIRST_TRACK TWIN_TRACK SECONDS — both at once; prints their TPS
+pinned_run() {
+    sql -c "ALTER SYSTEM SET cachectl.track_advice = $1" -c "SELECT pg_reload_conf()" >/dev/null
+    twin_psql -c "ALTER SYSTEM SET cachectl.track_advice = $2" -c "SELECT pg_reload_conf()" >/dev/null
+    sleep 0.5
+    pinned_pgbench 0 "$CLUSTER_SOCKET" "$CLUSTER_PORT" "$3" "$WORK/pinned.0" &
+    local first=$!
+    pinned_pgbench 1 "$TWIN_DIR/socket" "$TWIN_PORT" "$3" "$WORK/pinned.1" || die "pgbench failed: $(cat "$WORK/pinned.1")"
+    wait "$first" || die "pgbench failed: $(cat "$WORK/pinned.0")"
+    echo "$(awk '/^tps = / { print $3; exit }' "$WORK/pinned.0") $(awk '/^tps = / { print $3; exit }' "$WORK/pinned.1")"
+}
+# measure_pinned NAME A B — ROUNDS rounds of A beside B, which CPU runs B
+# alternating; sets RATIO, the median of the rounds' B/A TPS ratios
+measure_pinned() {
+    local name=$1 a_way=$2 b_way=$3 ratios=() cpu0 cpu1 a b
+    for round in $(seq 1 "$ROUNDS"); do
+        if [ $((round % 2)) = 1 ]; then
+            read -r a b <<<"$(pinned_run "$a_way" "$b_way" "$SECONDS_PER_RUN")"
+            cpu0=$a_way cpu1=$b_way
+        else
+            read -r b a <<<"$(pinned_run "$b_way" "$a_way" "$SECONDS_PER_RUN")"
+            cpu0=$b_way cpu1=$a_way
+        fi
+        ratios+=("$(calc "$b / $a")")
+        emit_sample tps_ratio "$name, at once, pinned" "${BASE_MB}MB" "${ratios[-1]}" ×
+        say "    round $round: $a_way $(fmt "$a" 0) TPS beside $b_way $(fmt "$b" 0) TPS (CPU 0 $cpu0, CPU 1 $cpu1)"
+    done
+    RATIO=$(median_of "${ratios[@]}")
+    say "  $name: median of the rounds' TPS ratios $(fmt "$RATIO" 3)×"
+}
+say "  at once, each copy and its client pinned to a CPU of its own (one client each), warm $WARM_SECONDS s:"
+pinned_run off off "$WARM_SECONDS" >/dev/null
+measure_pinned "off beside off, at once (noise floor)" off off
+pinned_floor=$RATIO
+measure_pinned "on beside off, at once" off on
+say "  cost at once: on/off $(fmt "$RATIO" 3)× (floor off/off $(fmt "$pinned_floor" 3)×; goal ≥ 0.98): $(verdict "$RATIO >= 0.98")"
+emit_goal "pgbench -S at ${BASE_MB} MB: track_advice on / off >= 0.98 (both at once, each pinned to a CPU, median of the rounds' TPS ratios)" \
+    "on / off $(fmt "$RATIO" 3)" "floor: off / off $(fmt "$pinned_floor" 3)" "$(fmt "$RATIO" 3)" "$(verdict "$RATIO >= 0.98")"
+twin_stop
+rm -rf "$TWIN_DIR"
+fi
+
 # ---- memory at a 16 GB pool ----
 # The shared memory of a 16 GB pool is reserved, not touched, by the start;
 # the sampler's own memory is what advice_status() estimates and what the
