@@ -44,7 +44,7 @@ use PatroniTest qw(start_etcd patroni_cluster add_patroni_node start_patroni pat
   leader_name sync_standby_name wait_until wait_for_leader wait_for_streaming start_switchover finish_switchover
   kill_postmaster postmaster_running pgbench_init stop_patroni_cluster);
 
-our @EXPORT_OK = qw(run_chaos fault_kinds summary_lines);
+our @EXPORT_OK = qw(run_chaos fault_kinds summary_lines restarts_in_log);
 
 my $bin_dir = do
 {
@@ -741,7 +741,7 @@ sub restarts_in_log
 	open(my $file, '<', $node->{logfile}) or return \%moments;
 	while (my $line = <$file>)
 	{
-		my ($stamp) = $line =~ /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)/ or next;
+		my $stamp = log_line_stamp(\$line) // next;
 		my $kind = $line =~ /LOG:  starting PostgreSQL/ ? 'starts'
 		  : $line =~ /LOG:  all server processes terminated; reinitializing/ ? 'crashes'
 		  : next;
@@ -749,6 +749,18 @@ sub restarts_in_log
 	}
 	close($file);
 	return \%moments;
+}
+
+# The %m stamp a server log line starts with, or undef; the line is left
+# without what came before the stamp.  Patroni runs postgres --single for
+# crash recovery before pg_rewind: its prompt, "backend> ", ends without a
+# newline, so the next postmaster's first line ("starting PostgreSQL") is
+# glued to it (a run counted 0 starts for a killed leader that way).
+sub log_line_stamp
+{
+	my ($line) = @_;
+	$$line =~ s/^(?:backend> )+//;
+	return $$line =~ /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)/ ? $1 : undef;
 }
 
 # A log_line_prefix %m stamp (local time) as epoch seconds.
@@ -814,8 +826,9 @@ sub unexplained_worker_exits
 		open(my $file, '<', $chaos->{nodes}{$name}{logfile}) or next;
 		while (my $line = <$file>)
 		{
-			my ($stamp, $how) = $line =~
-			  /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+).*background worker "pg_cachectl autowarm[^"]*" \(PID \d+\) (exited with exit code \d+|was terminated by signal \d+)/
+			my $stamp = log_line_stamp(\$line) // next;
+			my ($how) = $line =~
+			  /background worker "pg_cachectl autowarm[^"]*" \(PID \d+\) (exited with exit code \d+|was terminated by signal \d+)/
 			  or next;
 			my $moment = log_epoch($stamp);
 			next if $moment < $chaos->{cluster_ready};

@@ -78,7 +78,7 @@ BEGIN
 
 use PostgreSQL::Test::Utils;
 use Test::More;
-use ChaosRun qw(run_chaos summary_lines);
+use ChaosRun qw(run_chaos summary_lines restarts_in_log);
 use PatroniTest qw(stop_everything);
 
 plan skip_all => 'Patroni or etcd is not installed'
@@ -92,6 +92,26 @@ END
 {
 	local $?;
 	stop_everything();
+}
+
+# The log reading the crash-loop check rests on.  A 30-minute run counted 0
+# starts for a killed leader: Patroni's postgres --single (crash recovery
+# before pg_rewind) leaves its prompt "backend> " without a newline, and
+# the next postmaster's "starting PostgreSQL" line came glued to it.
+{
+	my $log = PostgreSQL::Test::Utils::tempdir('chaos_log') . '/server.log';
+	open(my $file, '>', $log) or die "cannot write $log: $!";
+	print $file <<'LOG';
+2026-12-07 03:05:57.688 UTC [27332] LOG:  starting PostgreSQL 15.18 on x86_64-pc-linux-gnu
+2026-12-07 03:07:15.543 UTC [27332] LOG:  all server processes terminated; reinitializing
+2026-12-07 03:12:17.342 UTC [19420] FATAL:  terminating connection due to unexpected postmaster exit
+backend> 2026-12-07 03:12:23.189 UTC [23211] LOG:  starting PostgreSQL 15.18 on x86_64-pc-linux-gnu
+backend> backend> 2026-12-07 03:28:03.899 UTC [26589] LOG:  starting PostgreSQL 15.18 on x86_64-pc-linux-gnu
+LOG
+	close($file);
+	my $moments = restarts_in_log({ logfile => $log });
+	is(scalar @{ $moments->{starts} }, 3, "the server log's postmaster starts are all counted, those glued to single-user mode's prompt too");
+	is(scalar @{ $moments->{crashes} }, 1, "the server log's crash restart is counted");
 }
 
 my @faults = qw(leader_kill worker_kill call_kill tmpfs_full switchover_loading leader_stop database_ddl);
