@@ -10,8 +10,11 @@
  * A window starts when the sampler starts (so a restart loses the window,
  * and says so), when reset_advice() asks, when track_advice is turned on,
  * and when the statistics it is anchored to are reset.  The round's length
- * follows the clock hand: short enough that the hand moves at most 1/64 of
- * the pool between two readings, within 10 ms and 1 s.
+ * follows the clock hand: short enough that the hand moves at most half the
+ * pool between two readings, within 10 ms and 1 s (most of a round's cost
+ * is the same whatever its length: the followed buffers read again, the
+ * wake-up; rounds of a quarter of the pool cost twice the CPU of these,
+ * for no accuracy measured).
  */
 #include "postgres.h"
 
@@ -49,7 +52,7 @@
 #define LONGEST_ROUND_MS 1000.0
 /* followed buffers this many per pool buffer at the start: about 1,024 of them */
 #define FOLLOWED_BUFFERS_AIMED 1024
-#define ROUND_POOL_SHARE 4.0
+#define ROUND_POOL_SHARE 2.0
 #define MODEL_SEED 20261206
 
 PGDLLEXPORT void pg_cachectl_advice_sampler_main(Datum main_arg);
