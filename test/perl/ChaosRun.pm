@@ -741,7 +741,7 @@ sub restarts_in_log
 	open(my $file, '<', $node->{logfile}) or return \%moments;
 	while (my $line = <$file>)
 	{
-		my $stamp = log_line_stamp(\$line) // next;
+		my $stamp = log_line_stamp($line) // next;
 		my $kind = $line =~ /LOG:  starting PostgreSQL/ ? 'starts'
 		  : $line =~ /LOG:  all server processes terminated; reinitializing/ ? 'crashes'
 		  : next;
@@ -751,16 +751,15 @@ sub restarts_in_log
 	return \%moments;
 }
 
-# The %m stamp a server log line starts with, or undef; the line is left
-# without what came before the stamp.  Patroni runs postgres --single for
-# crash recovery before pg_rewind: its prompt, "backend> ", ends without a
-# newline, so the next postmaster's first line ("starting PostgreSQL") is
-# glued to it (a run counted 0 starts for a killed leader that way).
+# The %m stamp a server log line starts with, or undef.  Patroni runs
+# postgres --single for crash recovery before pg_rewind: its prompt,
+# "backend> ", ends without a newline, so the next postmaster's first line
+# ("starting PostgreSQL") is glued to it (a run counted 0 starts for a
+# killed leader that way).
 sub log_line_stamp
 {
 	my ($line) = @_;
-	$$line =~ s/^(?:backend> )+//;
-	return $$line =~ /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)/ ? $1 : undef;
+	return $line =~ /^(?:backend> )*(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d+)/ ? $1 : undef;
 }
 
 # A log_line_prefix %m stamp (local time) as epoch seconds.
@@ -826,7 +825,7 @@ sub unexplained_worker_exits
 		open(my $file, '<', $chaos->{nodes}{$name}{logfile}) or next;
 		while (my $line = <$file>)
 		{
-			my $stamp = log_line_stamp(\$line) // next;
+			my $stamp = log_line_stamp($line) // next;
 			my ($how) = $line =~
 			  /background worker "pg_cachectl autowarm[^"]*" \(PID \d+\) (exited with exit code \d+|was terminated by signal \d+)/
 			  or next;
