@@ -4,8 +4,8 @@
 # 80 MB (larger than a quarter of shared_buffers, so a seq scan reads it
 # through a ring and asks the kernel for every block):
 # 1. cold (cachectl.cold: neither layer): the seq scan's reads are device
-#    reads; page-cache hits at most 1 % of them; device bytes at least the
-#    blocks read;
+#    reads; page-cache hits at most 1 % of them; device bytes at least 99 %
+#    of the device blocks' size (a block partly cached counts whole);
 # 2. only in the OS page cache (evicted from shared buffers): no device
 #    bytes, every read a page-cache hit — while another session reads a
 #    cold table from the device the whole time (its reads never leak into
@@ -96,8 +96,11 @@ is($read + $hits, $blocks, "cold: the scan asked for each of t's blocks once ($r
 cmp_ok($read, '>=', 0.99 * $blocks, 'cold: nearly all of them read from the kernel');
 cmp_ok($os_hits, '<=', 0.01 * $read, "cold: page-cache hits $os_hits, at most 1 % of $read reads");
 is($os_hits + $device_blocks, $read, 'cold: page-cache hits and device reads add up to the reads');
-cmp_ok($device_bytes, '>=', $device_blocks * $block_size,
-	"cold: the device read $device_bytes bytes for $device_blocks blocks");
+# A block the page cache held part of (one 4 kB page of two) counts whole
+# as a device read (the rule rounds a span's bytes up to blocks): 19 in CI
+# read 79,515,648 bytes for 9,707 device blocks, half a block short
+cmp_ok($device_bytes, '>=', 0.99 * $device_blocks * $block_size,
+	"cold: the device read $device_bytes bytes for $device_blocks blocks, at least 99 % of them");
 
 # ---- 2. only in the OS page cache, another session reading from the device ----
 my $stop_file = signal_file($node, 'stop_other_reader');

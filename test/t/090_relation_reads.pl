@@ -144,7 +144,9 @@ cmp_ok($read, '>=', 0.99 * $blocks, "cold: nearly all of t's $blocks blocks read
 cmp_ok($os_hits, '<=', 0.01 * $read, "cold: page-cache hits $os_hits, at most 1 % of $read");
 is($unsplit, 0, 'cold: one relation per span, nothing unsplit');
 parts_add_up('cold', @$cold);
-cmp_ok($device_bytes, '>=', $device_blocks * $block_size, "cold: $device_bytes device bytes for $device_blocks blocks");
+# a block partly in the page cache counts whole as a device read (089)
+cmp_ok($device_bytes, '>=', 0.99 * $device_blocks * $block_size,
+	"cold: $device_bytes device bytes for $device_blocks blocks, at least 99 % of them");
 
 # The OS-only state is made again (at most 5 times, for at most 120 s) when
 # the host's reclaim took more than 1 % of t between the prefetch and the
