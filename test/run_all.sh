@@ -122,7 +122,7 @@ fi
 if [ ${#version_list[@]} -le 1 ]; then
     echo "     Expect about 6 to 8 minutes (342 to 480 s measured, packages present; 403 s on a fresh machine, apt included)."
 else
-    echo "     Expect about 38 minutes with the other servers cached (2,207 and 2,274 s measured), 40 when they are made from nothing."
+    echo "     Expect about 27 to 33 minutes, the other servers cached or made from nothing (1,597 to 1,977 s measured; 1,637 and 1,648 s on a fresh machine)."
 fi
 
 # ---- the later versions' servers, made ready in the background ----
