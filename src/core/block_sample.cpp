@@ -36,8 +36,9 @@ double BlockSample::rate() const {
 
 std::vector<std::uint64_t> BlockSample::follow(std::uint64_t hash) {
     std::vector<std::uint64_t> dropped;
-    if (!admits(hash) || !followed_.insert(hash).second)
+    if (!admits(hash) || followed_.find(hash) != BlockSlotMap::absent)
         return dropped;
+    followed_.insert(hash, 0);
     highest_first_.push(hash);
     while (followed_.size() > max_blocks_) {
         // The highest hash leaves and becomes the threshold: every hash at or

@@ -9,10 +9,11 @@
 #pragma once
 #include "server_free.hpp"
 
+#include "block_slot_map.hpp"
+
 #include <cstddef>
 #include <cstdint>
 #include <queue>
-#include <unordered_set>
 #include <vector>
 
 namespace pg_cachectl {
@@ -57,7 +58,10 @@ class BlockSample {
     bool everything_;         // rate 1: every hash, UINT64_MAX included
     std::uint64_t threshold_; // admitted: hash < threshold_
     std::size_t max_blocks_;
-    std::unordered_set<std::uint64_t> followed_;
+    // the hashes followed (as keys; the index is unused): every sampled
+    // access looks its block up here, and a node-based set spent 6 % of
+    // the sampler's CPU on it
+    BlockSlotMap followed_;
     std::priority_queue<std::uint64_t> highest_first_;
 };
 
