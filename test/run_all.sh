@@ -122,7 +122,7 @@ fi
 if [ ${#version_list[@]} -le 1 ]; then
     echo "     Expect about 6 to 8 minutes (342 to 480 s measured, packages present; 403 and 410 s on a fresh machine, apt included)."
 else
-    echo "     Expect about 26 to 35 minutes, the other servers cached or made from nothing (1,554 to 2,053 s measured; 1,554 to 1,648 s in CI on a fresh machine, 2,053 s here making them)."
+    echo "     Expect about 26 to 35 minutes, the other servers cached or made from nothing (1,554 to 2,053 s measured; 1,554 to 1,648 s in CI on a fresh machine, 2,053 s from a clean clone that made them)."
 fi
 
 # ---- the later versions' servers, made ready in the background ----
